@@ -1,0 +1,1 @@
+"""OpenKeel Compute: a Nova 34 compatible compute service with KubeVirt as hypervisor."""

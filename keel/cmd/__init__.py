@@ -1,0 +1,1 @@
+"""Entry points: ``keel <service>``; one module per sub-command."""

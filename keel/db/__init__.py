@@ -1,0 +1,1 @@
+"""Databases: the API database (db.api) and the cell databases (db.cell)."""

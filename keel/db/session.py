@@ -1,0 +1,132 @@
+"""Engines and transactions for the API database and every cell database.
+
+oslo.db's enginefacade does the engine work (pooling, connect retries with
+``max_retries``/``retry_interval``, MySQL sql_mode, SQLite pragmas); this module
+only keeps one transaction context per database URL so that every cell is
+opened once per process.
+
+Use::
+
+    with session.api_writer(ctx) as s: ...
+    with session.cell_reader(ctx) as s: ...   # ctx targeted at a cell, or
+                                             # [database]/connection
+"""
+import threading
+
+from oslo_db.sqlalchemy import enginefacade
+import sqlalchemy as sa
+
+from keel.conf import CONF
+
+_lock = threading.Lock()
+_api_context = None
+_cell_contexts = {}
+
+
+def _db_options(group):
+    conf_group = getattr(CONF, group)
+    names = ("connection", "slave_connection", "sqlite_synchronous",
+             "connection_debug", "max_pool_size", "max_overflow",
+             "pool_timeout", "max_retries", "retry_interval",
+             "connection_recycle_time", "connection_trace", "mysql_sql_mode",
+             "db_max_retries", "db_retry_interval")
+    out = {}
+    for name in names:
+        try:
+            out[name] = conf_group[name]
+        except Exception:  # option not present in this oslo.db release
+            continue
+    return out
+
+
+def _new_context_manager(**options):
+    ctx_mgr = enginefacade.transaction_context()
+    ctx_mgr.configure(**{k: v for k, v in options.items() if v is not None})
+    return ctx_mgr
+
+
+def _install_sqlite_pragmas(engine):
+    """WAL and a busy timeout: many threads of one process share the file."""
+    if engine.dialect.name != "sqlite":
+        return
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record):
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout = 30000")
+        if engine.url.database not in (None, "", ":memory:"):
+            cur.execute("PRAGMA journal_mode = WAL")
+        cur.close()
+
+
+def api_context_manager():
+    global _api_context
+    with _lock:
+        if _api_context is None:
+            opts = _db_options("api_database")
+            if not opts.get("connection"):
+                raise RuntimeError("[api_database]/connection is not set")
+            _api_context = _new_context_manager(**opts)
+            _install_sqlite_pragmas(_api_context.writer.get_engine())
+        return _api_context
+
+
+def cell_context_manager(connection=None):
+    """The transaction context for a cell database URL (default [database])."""
+    opts = _db_options("database")
+    if connection is not None:
+        opts["connection"] = connection
+        opts.pop("slave_connection", None)
+    url = opts.get("connection")
+    if not url:
+        raise RuntimeError("[database]/connection is not set")
+    with _lock:
+        ctx_mgr = _cell_contexts.get(url)
+        if ctx_mgr is None:
+            ctx_mgr = _new_context_manager(**opts)
+            _install_sqlite_pragmas(ctx_mgr.writer.get_engine())
+            _cell_contexts[url] = ctx_mgr
+        return ctx_mgr
+
+
+def _cell_for(context):
+    return context.db_connection or cell_context_manager()
+
+
+def api_reader(context):
+    return api_context_manager().reader.using(context)
+
+
+def api_writer(context):
+    return api_context_manager().writer.using(context)
+
+
+def cell_reader(context):
+    return _cell_for(context).reader.using(context)
+
+
+def cell_writer(context):
+    return _cell_for(context).writer.using(context)
+
+
+def api_engine():
+    return api_context_manager().writer.get_engine()
+
+
+def cell_engine(connection=None):
+    return cell_context_manager(connection).writer.get_engine()
+
+
+def reset():
+    """Forget every engine (tests, and the all-in-one after reconfiguring)."""
+    global _api_context
+    with _lock:
+        for ctx_mgr in list(_cell_contexts.values()) + [_api_context]:
+            if ctx_mgr is None:
+                continue
+            try:
+                ctx_mgr.writer.get_engine().dispose()
+            except Exception:
+                pass
+        _api_context = None
+        _cell_contexts.clear()

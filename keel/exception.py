@@ -1,0 +1,232 @@
+"""Keel's exceptions, named as Nova's so that RPC peers and API faults match.
+
+Each exception has a ``msg_fmt`` formatted with its keyword arguments and an
+HTTP ``code`` that the API fault wrapper uses when one escapes a handler.
+oslo.messaging re-raises them on the calling side because ``keel.exception``
+is in the allowed remote exception modules.
+"""
+
+
+class NovaException(Exception):
+    msg_fmt = "An unknown exception occurred."
+    code = 500
+    headers = {}
+    safe = False
+
+    def __init__(self, message=None, **kwargs):
+        self.kwargs = kwargs
+        self.kwargs.setdefault("code", self.code)
+        if not message:
+            try:
+                message = self.msg_fmt % kwargs
+            except (KeyError, TypeError, ValueError):
+                # A missing argument must not hide the original error.
+                message = self.msg_fmt
+        self.message = str(message)
+        super().__init__(self.message)
+
+    def format_message(self):
+        return self.args[0] if self.args else self.message
+
+
+KeelException = NovaException
+
+
+class Invalid(NovaException):
+    msg_fmt = "Bad Request - Invalid Parameters"
+    code = 400
+
+
+class InvalidInput(Invalid):
+    msg_fmt = "Invalid input received: %(reason)s"
+
+
+class ValidationError(Invalid):
+    msg_fmt = "%(detail)s"
+
+
+class Forbidden(NovaException):
+    msg_fmt = "Forbidden"
+    code = 403
+
+
+class PolicyNotAuthorized(Forbidden):
+    msg_fmt = "Policy doesn't allow %(action)s to be performed."
+
+
+class NotFound(NovaException):
+    msg_fmt = "Resource could not be found."
+    code = 404
+
+
+class Conflict(NovaException):
+    msg_fmt = "Conflict"
+    code = 409
+
+
+class ServiceUnavailable(NovaException):
+    msg_fmt = "Service is unavailable at this time."
+    code = 503
+
+
+class ConfigInvalid(Invalid):
+    msg_fmt = "Invalid configuration: %(reason)s"
+
+
+# --- cells and mappings -------------------------------------------------
+
+class CellMappingNotFound(NotFound):
+    msg_fmt = "Cell %(uuid)s has no mapping."
+
+
+class CellMappingExists(Invalid):
+    msg_fmt = "Cell mapping with name %(name)s already exists."
+
+
+class HostMappingNotFound(NotFound):
+    msg_fmt = "Host '%(name)s' is not mapped to any cell"
+
+
+class HostMappingExists(Invalid):
+    msg_fmt = "Host '%(name)s' mapping already exists"
+
+
+class InstanceMappingNotFound(NotFound):
+    msg_fmt = "Instance %(uuid)s has no mapping to a cell."
+
+
+class BuildRequestNotFound(NotFound):
+    msg_fmt = "BuildRequest not found for instance %(uuid)s"
+
+
+class RequestSpecNotFound(NotFound):
+    msg_fmt = "RequestSpec not found for instance %(instance_uuid)s"
+
+
+# --- services and hosts -------------------------------------------------
+
+class ServiceNotFound(NotFound):
+    msg_fmt = "Service %(service_id)s could not be found."
+
+
+class ServiceNotUnique(Invalid):
+    msg_fmt = "More than one possible service found."
+
+
+class HostBinaryNotFound(NotFound):
+    msg_fmt = "Could not find binary %(binary)s on host %(host)s."
+
+
+class ServiceBinaryExists(NovaException):
+    msg_fmt = "Service with host %(host)s binary %(binary)s exists."
+
+
+class ServiceTopicExists(NovaException):
+    msg_fmt = "Service with host %(host)s topic %(topic)s exists."
+
+
+class ServiceAlreadyRunning(NovaException):
+    msg_fmt = ("Service %(binary)s on host %(host)s is already running "
+               "(last heartbeat %(age)s s ago, service_down_time is "
+               "%(down_time)s s). Stop it first or choose another [DEFAULT]/host.")
+
+
+class ServiceTooOld(Invalid):
+    msg_fmt = ("This service is older (v%(thisver)i) than the minimum "
+               "(v%(minver)i) version of the rest of the deployment. "
+               "Unable to continue.")
+
+
+class ComputeHostNotFound(NotFound):
+    msg_fmt = "Compute host %(host)s could not be found."
+
+
+class ComputeHostNotCreated(NotFound):
+    msg_fmt = "Compute host %(name)s needs to be created first before updating."
+
+
+class HypervisorUnavailable(NovaException):
+    msg_fmt = "Connection to the hypervisor is broken on host"
+
+
+# --- instances ------------------------------------------------------------
+
+class InstanceNotFound(NotFound):
+    msg_fmt = "Instance %(instance_id)s could not be found."
+
+
+class InstanceExists(NovaException):
+    msg_fmt = "Instance %(name)s already exists."
+
+
+class InstanceInvalidState(Invalid):
+    msg_fmt = ("Instance %(instance_uuid)s in %(attr)s %(state)s. Cannot "
+               "%(method)s while the instance is in this state.")
+
+
+class UnexpectedTaskStateError(NovaException):
+    msg_fmt = ("Conflict updating instance %(instance_uuid)s. "
+               "Expected: %(expected)s. Actual: %(actual)s")
+    code = 409
+
+
+class UnexpectedDeletingTaskStateError(UnexpectedTaskStateError):
+    pass
+
+
+class InstanceActionNotFound(NovaException):
+    msg_fmt = ("Action for request_id %(request_id)s on instance "
+               "%(instance_uuid)s not found")
+
+
+class InstanceActionEventNotFound(NovaException):
+    msg_fmt = "Event %(event)s not found for action id %(action_id)s"
+
+
+class FlavorNotFound(NotFound):
+    msg_fmt = "Flavor %(flavor_id)s could not be found."
+
+
+class MigrationNotFound(NotFound):
+    msg_fmt = "Migration %(migration_id)s could not be found."
+
+
+class ObjectActionError(NovaException):
+    msg_fmt = "Object action %(action)s failed because: %(reason)s"
+
+
+class OrphanedObjectError(NovaException):
+    msg_fmt = "Cannot call %(method)s on orphaned %(objtype)s object"
+
+
+class NoValidHost(NovaException):
+    msg_fmt = "No valid host was found. %(reason)s"
+
+
+class MaxRetriesExceeded(NoValidHost):
+    msg_fmt = "Exceeded maximum number of retries. %(reason)s"
+
+
+# --- placement --------------------------------------------------------------
+
+class PlacementAPIConnectFailure(NovaException):
+    msg_fmt = "Unable to communicate with the Placement API."
+
+
+class ResourceProviderCreationFailed(NovaException):
+    msg_fmt = "Failed to create resource provider %(name)s"
+
+
+class ResourceProviderUpdateFailed(NovaException):
+    msg_fmt = ("Failed to update resource provider via URL %(url)s: "
+               "%(error)s")
+
+
+class ResourceProviderUpdateConflict(NovaException):
+    msg_fmt = ("A conflict was encountered attempting to update resource "
+               "provider %(uuid)s (generation %(generation)d): %(error)s")
+
+
+class AllocationUpdateFailed(NovaException):
+    msg_fmt = ("Failed to update allocations for consumer %(consumer_uuid)s. "
+               "Error: %(error)s")
