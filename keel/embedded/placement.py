@@ -1,0 +1,208 @@
+"""Serve the real Placement service (``openstack-placement``) in-process.
+
+The all-in-one and the functional tests need a Placement endpoint without
+any outside service.  This module loads Placement's own WSGI application
+(``placement.deploy.loadapp``) with a private ``oslo.config`` ConfigOpts -- so
+Placement's options never mix with keel's ``CONF`` -- syncs its database on
+first start and serves it over HTTP with cheroot from a daemon thread.
+
+Authentication uses Placement's own development mode, ``[api]/auth_strategy =
+noauth2``: a request's ``X-Auth-Token`` names the user (``admin`` gets the
+admin role).  Clients configured with ``[placement]/auth_type = none`` send no
+token at all, so ``_DefaultAdminToken`` below supplies ``admin`` when a request
+carries none.  That is acceptable only because this server is a development
+tool bound to loopback by default; production uses keystone.
+
+Placement keeps its database engine in a process-wide enginefacade (configured
+once per interpreter), so one process serves one Placement database at a time.
+Starting again after ``stop()`` with a different URL re-points that engine.
+
+Also runnable as ``python -m keel.embedded.placement --db-url URL --port P``;
+it prints ``PLACEMENT_ENDPOINT=<url>`` once it answers and stops on SIGTERM.
+"""
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+
+from cheroot import wsgi as cheroot_wsgi
+from oslo_config import cfg
+from oslo_db.sqlalchemy import engines
+
+LOG = logging.getLogger(__name__)
+
+# Process-wide binding of Placement's enginefacade (see module docstring).
+_DB_LOCK = threading.Lock()
+_DB_STATE = {"url": None, "running": 0, "unpatch": None}
+
+
+class _DefaultAdminToken(object):
+    """Give token-less requests the noauth2 ``admin`` identity."""
+
+    def __init__(self, application, token="admin"):
+        self.application = application
+        self.token = token
+
+    def __call__(self, environ, start_response):
+        environ.setdefault("HTTP_X_AUTH_TOKEN", self.token)
+        return self.application(environ, start_response)
+
+
+def _make_conf(db_url):
+    """A Placement ConfigOpts of its own, never keel's global CONF."""
+    from placement import conf as placement_conf
+    from oslo_policy import opts as policy_opts
+
+    conf = cfg.ConfigOpts()
+    placement_conf.register_opts(conf)
+    # The connection is required; set it before parsing checks for it.
+    conf.set_override("connection", db_url, group="placement_database")
+    conf([], project="placement", default_config_files=[],
+         default_config_dirs=[])
+    conf.set_override("sync_on_startup", True, group="placement_database")
+    conf.set_override("auth_strategy", "noauth2", group="api")
+    # Placement's own defaults (new policy defaults, project scope) apply.
+    policy_opts.set_defaults(conf)
+    return conf
+
+
+def _reset_placement_sync_flags():
+    # Placement remembers per process that it synced os-traits and standard
+    # resource classes; a different database needs them synced again.
+    from placement.objects import resource_class
+    from placement.objects import trait
+    trait._TRAITS_SYNCED = False
+    resource_class._RESOURCE_CLASSES_SYNCED = False
+
+
+def _bind_database(conf, db_url):
+    from placement import db_api
+    with _DB_LOCK:
+        if _DB_STATE["url"] is None:
+            db_api.configure(conf)
+            _DB_STATE["url"] = db_url
+        elif _DB_STATE["url"] != db_url:
+            if _DB_STATE["running"]:
+                raise RuntimeError(
+                    "an embedded Placement already serves %s in this process; "
+                    "Placement's database engine is process-wide"
+                    % _DB_STATE["url"])
+            if _DB_STATE["unpatch"]:
+                _DB_STATE["unpatch"]()
+            engine = engines.create_engine(db_url)
+            _DB_STATE["unpatch"] = (
+                db_api.placement_context_manager.patch_engine(engine))
+            _DB_STATE["url"] = db_url
+            _reset_placement_sync_flags()
+        _DB_STATE["running"] += 1
+
+
+def _release_database():
+    with _DB_LOCK:
+        _DB_STATE["running"] = max(0, _DB_STATE["running"] - 1)
+
+
+def _ensure_sqlite_dir(db_url):
+    # A fresh state dir: create the directory the SQLite file lives in.
+    prefix = "sqlite:///"
+    if db_url.startswith(prefix) and db_url != prefix:
+        path = db_url[len(prefix):].split("?", 1)[0]
+        directory = os.path.dirname(os.path.abspath(path))
+        os.makedirs(directory, exist_ok=True)
+
+
+def build_app(db_url):
+    """Placement's WSGI app over ``db_url`` (created and synced if new)."""
+    from placement import deploy
+    if db_url in ("sqlite://", "sqlite:///:memory:"):
+        # Every pooled connection would see its own empty database.
+        raise ValueError("the embedded Placement needs a file or server "
+                         "database, not an in-memory SQLite one")
+    _ensure_sqlite_dir(db_url)
+    conf = _make_conf(db_url)
+    _bind_database(conf, db_url)
+    try:
+        app = deploy.loadapp(conf)
+    except Exception:
+        _release_database()
+        raise
+    return _DefaultAdminToken(app)
+
+
+class PlacementHandle(object):
+    """A running embedded Placement: ``endpoint``, ``port``, ``stop()``."""
+
+    def __init__(self, server, thread, host):
+        self._server = server
+        self._thread = thread
+        self.host = host
+        self.port = server.bind_addr[1]
+        shown = "[%s]" % host if ":" in host else host
+        self.endpoint = "http://%s:%d" % (shown, self.port)
+        self._stopped = False
+
+    def stop(self, timeout=10):
+        if self._stopped:
+            return
+        self._stopped = True
+        self._server.stop()
+        self._thread.join(timeout)
+        _release_database()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def start_placement(db_url, host="127.0.0.1", port=0, numthreads=8):
+    """Start Placement on ``host:port`` (0 = any free port); return a handle.
+
+    Returns once the socket is bound, so requests may be sent at once.
+    """
+    app = build_app(db_url)
+    server = cheroot_wsgi.Server((host, port), app, numthreads=numthreads,
+                                 server_name="keel-placement")
+    try:
+        server.prepare()  # binds the socket: the port is known from here on
+    except Exception:
+        _release_database()
+        raise
+    thread = threading.Thread(target=server.serve, name="placement-wsgi",
+                              daemon=True)
+    thread.start()
+    handle = PlacementHandle(server, thread, host)
+    LOG.info("Embedded Placement serving %s on %s", db_url, handle.endpoint)
+    return handle
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m keel.embedded.placement",
+        description="Serve the real Placement service for development/tests.")
+    parser.add_argument("--db-url", required=True,
+                        help="SQLAlchemy URL of the Placement database.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: done.set())
+    try:
+        handle = start_placement(args.db_url, args.host, args.port)
+    except Exception as exc:
+        print("placement failed to start: %s" % exc, file=sys.stderr)
+        return 1
+    print("PLACEMENT_ENDPOINT=%s" % handle.endpoint, flush=True)
+    done.wait()
+    handle.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
