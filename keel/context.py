@@ -27,7 +27,8 @@ class RequestContext(oslo_context.RequestContext):
         self.read_deleted = read_deleted
         self.remote_address = remote_address
         if isinstance(timestamp, str):
-            timestamp = timeutils.parse_strtime(timestamp)
+            timestamp = timeutils.parse_isotime(timestamp).replace(
+                tzinfo=None)
         self.timestamp = timestamp or timeutils.utcnow()
         self.quota_class = quota_class
         self.service_catalog = service_catalog or []
@@ -56,7 +57,7 @@ class RequestContext(oslo_context.RequestContext):
             "project_id": self.project_id,
             "read_deleted": self.read_deleted,
             "remote_address": self.remote_address,
-            "timestamp": timeutils.strtime(self.timestamp),
+            "timestamp": self.timestamp.strftime("%Y-%m-%dT%H:%M:%S.%f"),
             "quota_class": self.quota_class,
             "service_catalog": self.service_catalog,
             "user_name": self.user_name,
@@ -114,7 +115,6 @@ def set_target_cell(context, cell_mapping):
     """Point ``context`` at ``cell_mapping``'s database and message queue."""
     # Imported here: context is the lowest layer, db and rpc import it.
     from keel.db import session as db_session
-    from keel.rpc import transport as rpc_transport
 
     if cell_mapping is None:
         context.db_connection = None
@@ -124,8 +124,11 @@ def set_target_cell(context, cell_mapping):
     context.db_connection = db_session.cell_context_manager(
         cell_mapping.database_connection)
     url = cell_mapping.transport_url
-    context.mq_connection = (rpc_transport.cell_transport(url)
-                             if url and not url.startswith("none:") else None)
+    if url and not url.startswith("none:"):
+        from keel.rpc import transport as rpc_transport
+        context.mq_connection = rpc_transport.cell_transport(url)
+    else:
+        context.mq_connection = None
     context.cell_uuid = cell_mapping.uuid
 
 

@@ -68,12 +68,21 @@ allocation_opts = [
                  help="Virtual RAM to physical RAM allocation ratio."),
     cfg.FloatOpt("disk_allocation_ratio", min=0.0,
                  help="Virtual disk to physical disk allocation ratio."),
-    cfg.FloatOpt("initial_cpu_allocation_ratio", default=4.0, min=0.0),
-    cfg.FloatOpt("initial_ram_allocation_ratio", default=1.0, min=0.0),
-    cfg.FloatOpt("initial_disk_allocation_ratio", default=1.0, min=0.0),
-    cfg.IntOpt("reserved_host_disk_mb", default=0, min=0),
-    cfg.IntOpt("reserved_host_memory_mb", default=512, min=0),
-    cfg.IntOpt("reserved_host_cpus", default=0, min=0),
+    cfg.FloatOpt("initial_cpu_allocation_ratio", default=4.0, min=0.0,
+                 help="CPU allocation ratio of a new compute node when "
+                      "cpu_allocation_ratio is unset."),
+    cfg.FloatOpt("initial_ram_allocation_ratio", default=1.0, min=0.0,
+                 help="RAM allocation ratio of a new compute node when "
+                      "ram_allocation_ratio is unset."),
+    cfg.FloatOpt("initial_disk_allocation_ratio", default=1.0, min=0.0,
+                 help="Disk allocation ratio of a new compute node when "
+                      "disk_allocation_ratio is unset."),
+    cfg.IntOpt("reserved_host_disk_mb", default=0, min=0,
+               help="Disk (MB) kept back for the host (DISK_GB reserved)."),
+    cfg.IntOpt("reserved_host_memory_mb", default=512, min=0,
+               help="Memory (MB) kept back for the host (MEMORY_MB reserved)."),
+    cfg.IntOpt("reserved_host_cpus", default=0, min=0,
+               help="Host CPUs kept back for the host (VCPU reserved)."),
 ]
 
 ALL = service_opts + allocation_opts
