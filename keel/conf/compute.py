@@ -1,0 +1,24 @@
+"""[compute]: Nova's compute-service options that keel implements."""
+from oslo_config import cfg
+
+GROUP = "compute"
+
+group = cfg.OptGroup(GROUP, title="Compute Service Options")
+
+opts = [
+    cfg.IntOpt("resource_provider_association_refresh", default=300, min=0,
+               mutable=True,
+               help="Seconds between refreshes of the cached aggregates and "
+                    "traits of this host's resource providers from Placement. "
+                    "0 disables the refresh: the cache is filled only at "
+                    "start-up (or after a SIGHUP)."),
+]
+
+
+def register_opts(conf):
+    conf.register_group(group)
+    conf.register_opts(opts, group=group)
+
+
+def list_opts():
+    return {group: opts}
