@@ -1,0 +1,190 @@
+"""The versioned-object base every keel object derives from.
+
+Primitives use Nova's serial namespace (``nova_object.*``) and project
+namespace (``nova``) so that a keel service and an upstream Nova service can
+exchange objects on the same RPC bus.
+
+Remotable methods are routed by oslo.versionedobjects: when
+``KeelObject.indirection_api`` is set (a compute host sets it to the conductor
+RPC client) ``@remotable``/``@remotable_classmethod`` calls become
+``object_action`` / ``object_class_action_versions`` RPC calls, so the host
+never touches a database.
+"""
+import contextlib
+import datetime
+
+from oslo_utils import versionutils
+from oslo_versionedobjects import base as ovoo_base
+from oslo_versionedobjects import exception as ovoo_exc
+
+from keel.objects import fields as obj_fields
+
+# Re-exported so object modules only import keel.objects.base.
+remotable = ovoo_base.remotable
+remotable_classmethod = ovoo_base.remotable_classmethod
+obj_make_list = ovoo_base.obj_make_list
+
+
+class KeelObjectRegistry(ovoo_base.VersionedObjectRegistry):
+    """Registry that publishes the newest class of each object name as
+    ``keel.objects.<Name>``."""
+
+    notification_classes = []
+
+    def registration_hook(self, cls, index):
+        # Imported late: keel.objects imports this module.
+        from keel import objects
+
+        version = versionutils.convert_version_to_tuple(cls.VERSION)
+        current = getattr(objects, cls.obj_name(), None)
+        if current is None:
+            setattr(objects, cls.obj_name(), cls)
+            return
+        cur_version = versionutils.convert_version_to_tuple(current.VERSION)
+        if version >= cur_version:
+            setattr(objects, cls.obj_name(), cls)
+
+
+class KeelObject(ovoo_base.VersionedObject):
+    """Base class for every keel object (Nova's NovaObject)."""
+
+    OBJ_SERIAL_NAMESPACE = "nova_object"
+    OBJ_PROJECT_NAMESPACE = "nova"
+
+    # Set on compute hosts to the conductor RPC client; see module docstring.
+    indirection_api = None
+
+    @contextlib.contextmanager
+    def obj_alternate_context(self, context):
+        original = self._context
+        self._context = context
+        try:
+            yield
+        finally:
+            self._context = original
+
+    @contextlib.contextmanager
+    def obj_as_admin(self):
+        """Run the enclosed block with an elevated copy of our context."""
+        if self._context is None:
+            raise ovoo_exc.OrphanedObjectError(method="obj_as_admin",
+                                               objtype=self.obj_name())
+        original = self._context
+        self._context = original.elevated()
+        try:
+            yield
+        finally:
+            self._context = original
+
+    def obj_set_defaults_if_unset(self, *attrs):
+        for attr in attrs:
+            if not self.obj_attr_is_set(attr):
+                self.obj_set_defaults(attr)
+
+
+# Nova's name for the same class, for code written against Nova.
+NovaObject = KeelObject
+
+
+class KeelObjectDictCompat(ovoo_base.VersionedObjectDictCompat):
+    """Dict-style access (obj['field']) for the objects that had it in Nova."""
+
+    def __iter__(self):
+        for name in self.obj_fields:
+            if self.obj_attr_is_set(name) or name in self.obj_extra_fields:
+                yield name
+
+    def keys(self):
+        return list(self)
+
+
+NovaObjectDictCompat = KeelObjectDictCompat
+
+
+class KeelTimestampObject(object):
+    """Mixin: created_at / updated_at, as Nova's NovaTimestampObject."""
+
+    fields = {
+        "created_at": obj_fields.DateTimeField(nullable=True),
+        "updated_at": obj_fields.DateTimeField(nullable=True),
+    }
+
+
+class KeelPersistentObject(object):
+    """Mixin: timestamps plus Nova's soft-delete fields."""
+
+    fields = {
+        "created_at": obj_fields.DateTimeField(nullable=True),
+        "updated_at": obj_fields.DateTimeField(nullable=True),
+        "deleted_at": obj_fields.DateTimeField(nullable=True),
+        "deleted": obj_fields.BooleanField(default=False),
+    }
+
+
+NovaTimestampObject = KeelTimestampObject
+NovaPersistentObject = KeelPersistentObject
+
+
+class ObjectListBase(ovoo_base.ObjectListBase):
+    """Mixin for list objects: ``class FooList(ObjectListBase, KeelObject)``.
+
+    Child versions come from the object tree (oslo's manifest), as in Nova,
+    which no longer keeps per-list child_versions tables.
+    """
+
+
+class KeelObjectSerializer(ovoo_base.VersionedObjectSerializer):
+    """RPC serializer: objects <-> nova_object primitives.
+
+    An object newer than we know is sent back through the indirection API
+    (``object_backport_versions``, with our whole object tree as the version
+    manifest) and the conductor returns it at versions we understand.
+    """
+
+    OBJ_BASE_CLASS = KeelObject
+
+
+NovaObjectSerializer = KeelObjectSerializer
+
+
+def obj_to_primitive(obj):
+    """Turn an object (or containers of them) into plain Python values."""
+    if isinstance(obj, ObjectListBase):
+        return [obj_to_primitive(x) for x in obj]
+    if isinstance(obj, KeelObject):
+        result = {}
+        for key in obj.obj_fields:
+            if obj.obj_attr_is_set(key) or key in obj.obj_extra_fields:
+                result[key] = obj_to_primitive(getattr(obj, key))
+        return result
+    if isinstance(obj, (set, list, tuple)):
+        return [obj_to_primitive(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: obj_to_primitive(v) for k, v in obj.items()}
+    if isinstance(obj, datetime.datetime):
+        return obj
+    return obj
+
+
+def obj_equal_prims(obj_1, obj_2, ignore=None):
+    """Compare two objects' primitives, ignoring the given field names."""
+
+    def _strip(prim, keys):
+        if isinstance(prim, dict):
+            for k in keys:
+                prim.pop(k, None)
+            for v in prim.values():
+                _strip(v, keys)
+        if isinstance(prim, list):
+            for v in prim:
+                _strip(v, keys)
+        return prim
+
+    keys = ["nova_object.changes"] + list(ignore or [])
+    return (_strip(obj_1.obj_to_primitive(), keys) ==
+            _strip(obj_2.obj_to_primitive(), keys))
+
+
+def get_soft_deleted_value(deleted):
+    """Nova stores deleted as the row id; objects expose a boolean."""
+    return bool(deleted)
