@@ -1,0 +1,1 @@
+"""The API database: cell and host mappings, flavors, build requests, ..."""

@@ -1,0 +1,1 @@
+"""A cell database (cell0 has the same schema): instances, services, ..."""
