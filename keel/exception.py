@@ -230,3 +230,114 @@ class ResourceProviderUpdateConflict(NovaException):
 class AllocationUpdateFailed(NovaException):
     msg_fmt = ("Failed to update allocations for consumer %(consumer_uuid)s. "
                "Error: %(error)s")
+
+
+# ---- versioned objects (keel.objects) ----
+
+class DuplicateRecord(NovaException):
+    msg_fmt = "Unable to create duplicate record for %(target)s"
+
+
+class CellTimeout(NotFound):
+    msg_fmt = "Timeout waiting for response from cell"
+
+
+class MarkerNotFound(NotFound):
+    msg_fmt = "Marker %(marker)s could not be found."
+
+
+class InstanceUpdateConflict(NovaException):
+    msg_fmt = ("Conflict updating instance %(instance_uuid)s, but we were "
+               "unable to determine the cause")
+
+
+class FlavorNotFoundByName(FlavorNotFound):
+    msg_fmt = "Flavor with name %(flavor_name)s could not be found."
+
+
+class FlavorExists(NovaException):
+    msg_fmt = "Flavor with name %(name)s already exists."
+    code = 409
+
+
+class FlavorIdExists(NovaException):
+    msg_fmt = "Flavor with ID %(flavor_id)s already exists."
+    code = 409
+
+
+class FlavorAccessExists(NovaException):
+    msg_fmt = ("Flavor access already exists for flavor %(flavor_id)s "
+               "and project %(project_id)s combination.")
+    code = 409
+
+
+class FlavorAccessNotFound(NotFound):
+    msg_fmt = ("Flavor access not found for %(flavor_id)s / "
+               "%(project_id)s combination.")
+
+
+class BuildRequestAlreadyExists(Invalid):
+    msg_fmt = "BuildRequest for instance %(uuid)s already exists."
+
+
+class KeypairNotFound(NotFound):
+    msg_fmt = "Keypair %(name)s not found for user %(user_id)s"
+
+
+class KeyPairExists(NovaException):
+    msg_fmt = "Key pair '%(key_name)s' already exists."
+    code = 409
+
+
+class InstanceGroupNotFound(NotFound):
+    msg_fmt = "Instance group %(group_uuid)s could not be found."
+
+
+class InstanceGroupIdExists(NovaException):
+    msg_fmt = "Instance group %(group_uuid)s already exists."
+    code = 409
+
+
+class AggregateNotFound(NotFound):
+    msg_fmt = "Aggregate %(aggregate_id)s could not be found."
+
+
+class AggregateNameExists(NovaException):
+    msg_fmt = "Aggregate %(aggregate_name)s already exists."
+    code = 409
+
+
+class AggregateHostNotFound(NotFound):
+    msg_fmt = "Aggregate %(aggregate_id)s has no host %(host)s."
+
+
+class AggregateHostExists(NovaException):
+    msg_fmt = "Aggregate %(aggregate_id)s already has host %(host)s."
+    code = 409
+
+
+class AggregateMetadataNotFound(NotFound):
+    msg_fmt = ("Aggregate %(aggregate_id)s has no metadata with key "
+               "%(metadata_key)s.")
+
+
+class MigrationNotFoundByStatus(MigrationNotFound):
+    msg_fmt = ("Migration not found for instance %(instance_id)s "
+               "with status %(status)s.")
+
+
+class MigrationNotFoundForInstance(MigrationNotFound):
+    msg_fmt = ("Migration %(migration_id)s not found for instance "
+               "%(instance_id)s")
+
+
+class BDMNotFound(NotFound):
+    msg_fmt = "No Block Device Mapping with id %(id)s."
+
+
+class VolumeBDMNotFound(NotFound):
+    msg_fmt = "No volume Block Device Mapping with id %(volume_id)s."
+
+
+class InstanceTagNotFound(NotFound):
+    msg_fmt = "Instance %(instance_id)s has no tag '%(tag)s'"

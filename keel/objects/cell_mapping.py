@@ -1,12 +1,21 @@
-"""Objects: CellMapping, CellMappingList.
-"""
+"""Objects: CellMapping, CellMappingList (API database cell_mappings)."""
+import sqlalchemy as sa
+
+from keel.db.api import models
+from keel.db import session as db
+from keel import exception
 from keel.objects import base
+from keel.objects import db_helpers as h
 from keel.objects import fields
+
+CELL0_UUID = '00000000-0000-0000-0000-000000000000'
 
 
 @base.KeelObjectRegistry.register
 class CellMapping(base.KeelTimestampObject, base.KeelObject):
     VERSION = '1.1'
+
+    CELL0_UUID = CELL0_UUID
 
     fields = {
         'database_connection': fields.StringField(),
@@ -17,6 +26,74 @@ class CellMapping(base.KeelTimestampObject, base.KeelObject):
         'uuid': fields.UUIDField(),
     }
 
+    @property
+    def identity(self):
+        """uuid(name) when named, for log and command output."""
+        if self.obj_attr_is_set("name") and self.name:
+            return "%s(%s)" % (self.uuid, self.name)
+        return self.uuid
+
+    def is_cell0(self):
+        return self.obj_attr_is_set("uuid") and self.uuid == CELL0_UUID
+
+    @staticmethod
+    def _from_db_object(context, cell, row):
+        h.copy_columns(cell, row)
+        cell.disabled = bool(row.disabled)
+        cell._context = context
+        cell.obj_reset_changes()
+        return cell
+
+    @base.remotable_classmethod
+    def get_by_uuid(cls, context, uuid):
+        with db.api_reader(context) as s:
+            row = s.execute(sa.select(models.CellMapping)
+                            .filter_by(uuid=uuid)).scalars().first()
+            if row is None:
+                raise exception.CellMappingNotFound(uuid=uuid)
+            return cls._from_db_object(context, cls(), row)
+
+    @classmethod
+    def get_by_id(cls, context, cell_id):
+        with db.api_reader(context) as s:
+            row = s.get(models.CellMapping, cell_id)
+            if row is None:
+                raise exception.CellMappingNotFound(uuid=cell_id)
+            return cls._from_db_object(context, cls(), row)
+
+    @base.remotable
+    def create(self):
+        h.check_not_created(self)
+        values = h.changes_for_db(self, models.CellMapping)
+        with h.translate_duplicates(
+                lambda e: exception.CellMappingExists(name=self.uuid)):
+            with db.api_writer(self._context) as s:
+                row = models.CellMapping(**values)
+                s.add(row)
+                s.flush()
+                self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def save(self):
+        values = h.changes_for_db(self, models.CellMapping)
+        with db.api_writer(self._context) as s:
+            row = s.execute(sa.select(models.CellMapping)
+                            .filter_by(uuid=self.uuid)).scalars().first()
+            if row is None:
+                raise exception.CellMappingNotFound(uuid=self.uuid)
+            for key, value in values.items():
+                setattr(row, key, value)
+            s.flush()
+            self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def destroy(self):
+        with db.api_writer(self._context) as s:
+            deleted = s.execute(sa.delete(models.CellMapping)
+                                .filter_by(uuid=self.uuid)).rowcount
+            if not deleted:
+                raise exception.CellMappingNotFound(uuid=self.uuid)
+
 
 @base.KeelObjectRegistry.register
 class CellMappingList(base.ObjectListBase, base.KeelObject):
@@ -25,3 +102,28 @@ class CellMappingList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('CellMapping'),
     }
+
+    @classmethod
+    def _query(cls, context, *where):
+        with db.api_reader(context) as s:
+            rows = s.execute(sa.select(models.CellMapping).where(*where)
+                             .order_by(models.CellMapping.id)).scalars().all()
+            return base.obj_make_list(context, cls(context), CellMapping,
+                                      rows)
+
+    @base.remotable_classmethod
+    def get_all(cls, context):
+        return cls._query(context)
+
+    @base.remotable_classmethod
+    def get_by_disabled(cls, context, disabled):
+        return cls._query(context,
+                          models.CellMapping.disabled == bool(disabled))
+
+    @base.remotable_classmethod
+    def get_by_project_id(cls, context, project_id):
+        """The cells holding any instance of the project."""
+        im = models.InstanceMapping
+        cells = (sa.select(im.cell_id).where(im.project_id == project_id)
+                 .where(im.cell_id.is_not(None)).distinct())
+        return cls._query(context, models.CellMapping.id.in_(cells))

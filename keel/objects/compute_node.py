@@ -1,7 +1,31 @@
-"""Objects: ComputeNode, ComputeNodeList.
-"""
+"""Objects: ComputeNode, ComputeNodeList (the compute_nodes table)."""
+from oslo_serialization import jsonutils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from keel.conf import CONF
+from keel.db.cell import models
+from keel.db import session as db
+from keel import exception
 from keel.objects import base
+from keel.objects import db_helpers as h
 from keel.objects import fields
+from keel.objects import hv_spec
+from keel.objects import pci_device_pool
+
+# Fields stored under another column name or in another shape.
+_CONVERTED = ("stats", "supported_hv_specs", "pci_device_pools", "host_ip",
+              "cpu_allocation_ratio", "ram_allocation_ratio",
+              "disk_allocation_ratio", "mapped", "uuid")
+
+
+def _initial_ratio(kind):
+    """An unset (NULL or 0.0) ratio means the configured one, else the
+    initial_* default, as Nova's compute nodes behave."""
+    configured = getattr(CONF, "%s_allocation_ratio" % kind, None)
+    if configured:
+        return configured
+    return getattr(CONF, "initial_%s_allocation_ratio" % kind)
 
 
 @base.KeelObjectRegistry.register
@@ -41,6 +65,134 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
         'vcpus_used': fields.IntegerField(),
     }
 
+    @staticmethod
+    def _from_db_object(context, node, row):
+        h.copy_columns(node, row, skip=_CONVERTED)
+        for kind in ("cpu", "ram", "disk"):
+            name = "%s_allocation_ratio" % kind
+            value = getattr(row, name)
+            setattr(node, name, value if value else _initial_ratio(kind))
+        node.mapped = row.mapped or 0
+        node.host_ip = row.host_ip
+        node.stats = jsonutils.loads(row.stats) if row.stats else {}
+        specs = jsonutils.loads(row.supported_instances or "[]")
+        node.supported_hv_specs = [hv_spec.HVSpec.from_list(s)
+                                   for s in specs]
+        node.pci_device_pools = pci_device_pool.from_pci_stats(row.pci_stats)
+        node.uuid = row.uuid or uuidutils.generate_uuid()
+        node._context = context
+        node.obj_reset_changes()
+        return node
+
+    def _values_for_db(self):
+        changes = self.obj_get_changes()
+        values = h.changes_for_db(self, models.ComputeNode,
+                                  skip=("stats", "host_ip"))
+        if "stats" in changes:
+            values["stats"] = jsonutils.dumps(changes["stats"] or {})
+        if "host_ip" in changes:
+            ip = changes["host_ip"]
+            values["host_ip"] = None if ip is None else str(ip)
+        if "supported_hv_specs" in changes:
+            values["supported_instances"] = jsonutils.dumps(
+                [s.to_list() for s in changes["supported_hv_specs"]])
+        if "pci_device_pools" in changes:
+            pools = changes["pci_device_pools"]
+            values["pci_stats"] = (None if pools is None else jsonutils.dumps(
+                pools.obj_to_primitive()))
+        return values
+
+    @classmethod
+    def _get_one(cls, context, not_found, *where):
+        with db.cell_reader(context) as s:
+            stmt = sa.select(models.ComputeNode).where(*where) \
+                .order_by(models.ComputeNode.id)
+            row = s.execute(h.filter_deleted(stmt, models.ComputeNode,
+                                             context)).scalars().first()
+            if row is None:
+                raise not_found
+            return cls._from_db_object(context, cls(), row)
+
+    @base.remotable_classmethod
+    def get_by_id(cls, context, compute_id):
+        return cls._get_one(context,
+                            exception.ComputeHostNotFound(host=compute_id),
+                            models.ComputeNode.id == compute_id)
+
+    @base.remotable_classmethod
+    def get_by_uuid(cls, context, compute_uuid):
+        return cls._get_one(context,
+                            exception.ComputeHostNotFound(host=compute_uuid),
+                            models.ComputeNode.uuid == compute_uuid)
+
+    @base.remotable_classmethod
+    def get_by_service_id(cls, context, service_id):
+        return cls._get_one(context,
+                            exception.ServiceNotFound(service_id=service_id),
+                            models.ComputeNode.service_id == service_id)
+
+    @base.remotable_classmethod
+    def get_by_host_and_nodename(cls, context, host, nodename):
+        return cls._get_one(
+            context, exception.ComputeHostNotFound(host=host),
+            models.ComputeNode.host == host,
+            models.ComputeNode.hypervisor_hostname == nodename)
+
+    @base.remotable_classmethod
+    def get_by_nodename(cls, context, hypervisor_hostname):
+        return cls._get_one(
+            context, exception.ComputeHostNotFound(host=hypervisor_hostname),
+            models.ComputeNode.hypervisor_hostname == hypervisor_hostname)
+
+    @base.remotable_classmethod
+    def get_first_node_by_host_for_old_compat(cls, context, host,
+                                              use_slave=False):
+        return cls._get_one(context,
+                            exception.ComputeHostNotFound(host=host),
+                            models.ComputeNode.host == host)
+
+    @base.remotable
+    def create(self):
+        h.check_not_created(self)
+        values = self._values_for_db()
+        values.setdefault("uuid", uuidutils.generate_uuid())
+        values.setdefault("cpu_info", "{}")
+
+        def _dup(exc):
+            return exception.DuplicateRecord(target=values.get("uuid"))
+
+        with h.translate_duplicates(_dup):
+            with db.cell_writer(self._context) as s:
+                row = models.ComputeNode(**values)
+                s.add(row)
+                s.flush()
+                self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def save(self, prune_stats=False):
+        values = self._values_for_db()
+        with db.cell_writer(self._context) as s:
+            row = s.get(models.ComputeNode, self.id)
+            if row is None or row.deleted:
+                raise exception.ComputeHostNotFound(host=self.id)
+            if "stats" in values and not prune_stats:
+                # Without pruning, new stats are merged into the old ones.
+                merged = jsonutils.loads(row.stats or "{}")
+                merged.update(jsonutils.loads(values["stats"]))
+                values["stats"] = jsonutils.dumps(merged)
+            for key, value in values.items():
+                setattr(row, key, value)
+            s.flush()
+            self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def destroy(self):
+        with db.cell_writer(self._context) as s:
+            row = s.get(models.ComputeNode, self.id)
+            if row is None or row.deleted:
+                raise exception.ComputeHostNotFound(host=self.id)
+            h.soft_delete_row(row)
+
 
 @base.KeelObjectRegistry.register
 class ComputeNodeList(base.ObjectListBase, base.KeelObject):
@@ -49,3 +201,47 @@ class ComputeNodeList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('ComputeNode'),
     }
+
+    @classmethod
+    def _query(cls, context, *where):
+        with db.cell_reader(context) as s:
+            stmt = sa.select(models.ComputeNode).where(*where) \
+                .order_by(models.ComputeNode.id)
+            rows = s.execute(h.filter_deleted(stmt, models.ComputeNode,
+                                              context)).scalars().all()
+            return base.obj_make_list(context, cls(context), ComputeNode,
+                                      rows)
+
+    @base.remotable_classmethod
+    def get_all(cls, context):
+        return cls._query(context)
+
+    @base.remotable_classmethod
+    def get_all_by_uuids(cls, context, compute_uuids):
+        return cls._query(context,
+                          models.ComputeNode.uuid.in_(compute_uuids))
+
+    @base.remotable_classmethod
+    def get_all_by_not_mapped(cls, context, mapped_less_than):
+        return cls._query(context,
+                          sa.or_(models.ComputeNode.mapped.is_(None),
+                                 models.ComputeNode.mapped <
+                                 mapped_less_than))
+
+    @base.remotable_classmethod
+    def get_by_hypervisor(cls, context, hypervisor_match):
+        pattern = "%%%s%%" % hypervisor_match
+        return cls._query(
+            context, models.ComputeNode.hypervisor_hostname.like(pattern))
+
+    @base.remotable_classmethod
+    def get_by_hypervisor_type(cls, context, hv_type):
+        return cls._query(context,
+                          models.ComputeNode.hypervisor_type == hv_type)
+
+    @base.remotable_classmethod
+    def get_all_by_host(cls, context, host, use_slave=False):
+        nodes = cls._query(context, models.ComputeNode.host == host)
+        if not nodes:
+            raise exception.ComputeHostNotFound(host=host)
+        return nodes

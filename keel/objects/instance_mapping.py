@@ -1,6 +1,14 @@
-"""Objects: InstanceMapping, InstanceMappingList.
-"""
+"""Objects: InstanceMapping, InstanceMappingList (which cell holds an
+instance; cell_mapping is None while the instance is still building)."""
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from keel.db.api import models
+from keel.db import session as db
+from keel import exception
 from keel.objects import base
+from keel.objects import cell_mapping
+from keel.objects import db_helpers as h
 from keel.objects import fields
 
 
@@ -17,6 +25,81 @@ class InstanceMapping(base.KeelTimestampObject, base.KeelObject):
         'user_id': fields.StringField(),
     }
 
+    @staticmethod
+    def _from_db_object(context, mapping, row):
+        h.copy_columns(mapping, row, skip=("user_id", "queued_for_delete"))
+        # Old records may have NULL here; Nova reads those as False.
+        mapping.queued_for_delete = bool(row.queued_for_delete)
+        if row.user_id is not None:
+            mapping.user_id = row.user_id
+        cell = None
+        if row.cell_mapping is not None:
+            cell = cell_mapping.CellMapping._from_db_object(
+                context, cell_mapping.CellMapping(), row.cell_mapping)
+        mapping.cell_mapping = cell
+        mapping._context = context
+        mapping.obj_reset_changes()
+        return mapping
+
+    def _values_for_db(self):
+        values = h.changes_for_db(self, models.InstanceMapping)
+        if "cell_mapping" in self.obj_what_changed():
+            cell = self.cell_mapping
+            values["cell_id"] = cell.id if cell is not None else None
+        return values
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        with db.api_reader(context) as s:
+            row = s.execute(
+                sa.select(models.InstanceMapping)
+                .filter_by(instance_uuid=instance_uuid)
+                .options(orm.joinedload(models.InstanceMapping.cell_mapping))
+            ).scalars().first()
+            if row is None:
+                raise exception.InstanceMappingNotFound(uuid=instance_uuid)
+            return cls._from_db_object(context, cls(), row)
+
+    @base.remotable
+    def create(self):
+        h.check_not_created(self)
+        values = self._values_for_db()
+        with h.translate_duplicates(
+                lambda e: exception.ObjectActionError(
+                    action="create",
+                    reason="instance %s already mapped" %
+                    self.instance_uuid)):
+            with db.api_writer(self._context) as s:
+                row = models.InstanceMapping(**values)
+                s.add(row)
+                s.flush()
+                s.refresh(row)
+                self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def save(self):
+        values = self._values_for_db()
+        with db.api_writer(self._context) as s:
+            row = s.execute(sa.select(models.InstanceMapping).filter_by(
+                instance_uuid=self.instance_uuid)).scalars().first()
+            if row is None:
+                raise exception.InstanceMappingNotFound(
+                    uuid=self.instance_uuid)
+            for key, value in values.items():
+                setattr(row, key, value)
+            s.flush()
+            s.refresh(row)
+            self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def destroy(self):
+        with db.api_writer(self._context) as s:
+            deleted = s.execute(sa.delete(models.InstanceMapping).filter_by(
+                instance_uuid=self.instance_uuid)).rowcount
+            if not deleted:
+                raise exception.InstanceMappingNotFound(
+                    uuid=self.instance_uuid)
+
 
 @base.KeelObjectRegistry.register
 class InstanceMappingList(base.ObjectListBase, base.KeelObject):
@@ -25,3 +108,52 @@ class InstanceMappingList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('InstanceMapping'),
     }
+
+    @classmethod
+    def _query(cls, context, *where):
+        im = models.InstanceMapping
+        with db.api_reader(context) as s:
+            rows = s.execute(sa.select(im).where(*where)
+                             .options(orm.joinedload(im.cell_mapping))
+                             .order_by(im.id)).scalars().all()
+            return base.obj_make_list(context, cls(context),
+                                      InstanceMapping, rows)
+
+    @base.remotable_classmethod
+    def get_by_project_id(cls, context, project_id):
+        return cls._query(context,
+                          models.InstanceMapping.project_id == project_id)
+
+    @base.remotable_classmethod
+    def get_by_cell_id(cls, context, cell_id):
+        return cls._query(context, models.InstanceMapping.cell_id == cell_id)
+
+    @base.remotable_classmethod
+    def get_by_instance_uuids(cls, context, uuids):
+        return cls._query(context,
+                          models.InstanceMapping.instance_uuid.in_(uuids))
+
+    @base.remotable_classmethod
+    def get_counts(cls, context, project_id, user_id=None):
+        """{'project': {'instances': n}[, 'user': {'instances': m}]} of
+        the mappings not queued for delete, as Nova's quota counting."""
+        im = models.InstanceMapping
+        live = sa.or_(im.queued_for_delete.is_(None),
+                      im.queued_for_delete == sa.false())
+        with db.api_reader(context) as s:
+            project = s.execute(
+                sa.select(sa.func.count()).select_from(im)
+                .where(im.project_id == project_id, live)).scalar()
+            counts = {"project": {"instances": project}}
+            if user_id:
+                counts["user"] = {"instances": s.execute(
+                    sa.select(sa.func.count()).select_from(im)
+                    .where(im.project_id == project_id,
+                           im.user_id == user_id, live)).scalar()}
+        return counts
+
+    @classmethod
+    def destroy_bulk_by_instance_uuids(cls, context, uuids):
+        with db.api_writer(context) as s:
+            return s.execute(sa.delete(models.InstanceMapping).where(
+                models.InstanceMapping.instance_uuid.in_(uuids))).rowcount

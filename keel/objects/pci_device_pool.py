@@ -24,3 +24,24 @@ class PciDevicePoolList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('PciDevicePool'),
     }
+
+
+def from_pci_stats(pci_stats):
+    """compute_nodes.pci_stats (a PciDevicePoolList primitive, or Nova's
+    older list of pool dicts) -> PciDevicePoolList, or None."""
+    from oslo_serialization import jsonutils
+
+    if isinstance(pci_stats, str):
+        pci_stats = jsonutils.loads(pci_stats)
+    if not pci_stats:
+        return None
+    if isinstance(pci_stats, dict) and "nova_object.name" in pci_stats:
+        return PciDevicePoolList.obj_from_primitive(pci_stats)
+    pools = []
+    for pool in pci_stats:
+        pool = dict(pool)
+        known = {k: pool.pop(k) for k in ("product_id", "vendor_id",
+                                          "numa_node", "count") if k in pool}
+        tags = {k: None if v is None else str(v) for k, v in pool.items()}
+        pools.append(PciDevicePool(tags=tags, **known))
+    return PciDevicePoolList(objects=pools)

@@ -1,7 +1,24 @@
-"""Objects: Service, ServiceList.
-"""
+"""Objects: Service, ServiceList (the cell database's services table)."""
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from keel.conf import CONF
+from keel.db.cell import models
+from keel.db import session as db
+from keel import exception
 from keel.objects import base
+from keel.objects import db_helpers as h
 from keel.objects import fields
+
+# Version of the code each service runs; written to services.version and
+# read back as the minimum over a deployment to pin RPC versions.
+SERVICE_VERSION = 73
+
+COMPUTE_BINARY = "nova-compute"
+
+# Fields that are not columns: compute_node and availability_zone are
+# loaded on demand.
+_NOT_COLUMNS = ("compute_node", "availability_zone")
 
 
 @base.KeelObjectRegistry.register
@@ -24,6 +41,198 @@ class Service(base.KeelPersistentObject, base.KeelObject):
         'version': fields.IntegerField(),
     }
 
+    def __init__(self, *args, **kwargs):
+        # A new record always carries the version of the running code.
+        super().__init__(*args, **kwargs)
+        self.version = SERVICE_VERSION
+
+    @staticmethod
+    def _from_db_object(context, service, row):
+        h.copy_columns(service, row, skip=_NOT_COLUMNS)
+        for name, default in (("disabled", False), ("forced_down", False),
+                              ("report_count", 0), ("version", 0)):
+            if getattr(service, name) is None:
+                setattr(service, name, default)
+        service._context = context
+        service.obj_reset_changes()
+        return service
+
+    def obj_load_attr(self, attrname):
+        if not self._context:
+            raise exception.OrphanedObjectError(method="obj_load_attr",
+                                                objtype=self.obj_name())
+        if attrname == "availability_zone":
+            # Aggregates may override this; the zone of a compute without
+            # one is [DEFAULT]/default_availability_zone, as Nova.
+            if self.binary == COMPUTE_BINARY:
+                zone = CONF.default_availability_zone
+            else:
+                zone = CONF.internal_service_availability_zone
+            self.availability_zone = zone
+        elif attrname == "compute_node":
+            from keel.objects import compute_node
+            nodes = compute_node.ComputeNodeList.get_all_by_host(
+                self._context, self.host)
+            self.compute_node = nodes[0]
+        else:
+            raise exception.ObjectActionError(
+                action="obj_load_attr",
+                reason="attribute %s not lazy-loadable" % attrname)
+        self.obj_reset_changes([attrname])
+
+    @classmethod
+    def _get_one(cls, context, not_found, **filters):
+        with db.cell_reader(context) as s:
+            stmt = sa.select(models.Service).filter_by(**filters)
+            row = s.execute(h.filter_deleted(stmt, models.Service,
+                                             context)).scalars().first()
+            if row is None:
+                raise not_found
+            return cls._from_db_object(context, cls(), row)
+
+    @base.remotable_classmethod
+    def get_by_id(cls, context, service_id):
+        return cls._get_one(context,
+                            exception.ServiceNotFound(service_id=service_id),
+                            id=service_id)
+
+    @base.remotable_classmethod
+    def get_by_uuid(cls, context, service_uuid):
+        return cls._get_one(
+            context, exception.ServiceNotFound(service_id=service_uuid),
+            uuid=service_uuid)
+
+    @base.remotable_classmethod
+    def get_by_host_and_topic(cls, context, host, topic):
+        return cls._get_one(
+            context, exception.ServiceNotFound(service_id=host),
+            host=host, topic=topic, disabled=False)
+
+    @base.remotable_classmethod
+    def get_by_host_and_binary(cls, context, host, binary):
+        """The service, or None when the host runs no such binary."""
+        try:
+            return cls.get_by_args(context, host, binary)
+        except exception.HostBinaryNotFound:
+            return None
+
+    @base.remotable_classmethod
+    def get_by_compute_host(cls, context, host, use_slave=False):
+        return cls._get_one(context,
+                            exception.ComputeHostNotFound(host=host),
+                            host=host, binary=COMPUTE_BINARY)
+
+    @base.remotable_classmethod
+    def get_by_args(cls, context, host, binary):
+        return cls._get_one(
+            context, exception.HostBinaryNotFound(host=host, binary=binary),
+            host=host, binary=binary)
+
+    @base.remotable
+    def create(self):
+        h.check_not_created(self)
+        values = h.changes_for_db(self, models.Service)
+        values.setdefault("uuid", uuidutils.generate_uuid())
+        values.setdefault("version", SERVICE_VERSION)
+
+        def _exists(exc):
+            if "binary" in (exc.columns or []):
+                return exception.ServiceBinaryExists(
+                    host=values.get("host"), binary=values.get("binary"))
+            return exception.ServiceTopicExists(
+                host=values.get("host"), topic=values.get("topic"))
+
+        with h.translate_duplicates(_exists):
+            with db.cell_writer(self._context) as s:
+                row = models.Service(**values)
+                s.add(row)
+                s.flush()
+                self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def save(self):
+        values = h.changes_for_db(self, models.Service)
+        if not values:
+            self.obj_reset_changes()
+            return
+        with db.cell_writer(self._context) as s:
+            row = s.get(models.Service, self.id)
+            if row is None or row.deleted:
+                raise exception.ServiceNotFound(service_id=self.id)
+            for key, value in values.items():
+                setattr(row, key, value)
+            s.flush()
+            self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def destroy(self):
+        """Soft-delete the service and, for a compute, its nodes."""
+        with db.cell_writer(self._context) as s:
+            row = s.get(models.Service, self.id)
+            if row is None or row.deleted:
+                raise exception.ServiceNotFound(service_id=self.id)
+            h.soft_delete_row(row)
+            if row.binary == COMPUTE_BINARY:
+                nodes = models.ComputeNode
+                s.execute(sa.update(nodes)
+                          .where(nodes.deleted == 0)
+                          .where(sa.or_(nodes.service_id == row.id,
+                                        nodes.host == row.host))
+                          .values(h.soft_delete_values(nodes)))
+
+    @base.remotable_classmethod
+    def get_minimum_version_multi(cls, context, binaries, use_slave=False):
+        """{binary: lowest version of the live, not forced-down services}.
+
+        Binaries without any service report 0.
+        """
+        if not all(b.startswith("nova-") for b in binaries):
+            raise exception.ObjectActionError(
+                action="get_minimum_version",
+                reason="Invalid binary prefix")
+        svc = models.Service
+        with db.cell_reader(context) as s:
+            rows = s.execute(
+                sa.select(svc.binary, sa.func.min(svc.version))
+                .where(svc.binary.in_(binaries))
+                .where(svc.deleted == 0)
+                .where(sa.or_(svc.forced_down.is_(None),
+                              svc.forced_down == sa.false()))
+                .group_by(svc.binary)).all()
+        found = {binary: version or 0 for binary, version in rows}
+        return {b: found.get(b, 0) for b in binaries}
+
+    @base.remotable_classmethod
+    def get_minimum_version(cls, context, binary, use_slave=False):
+        return cls.get_minimum_version_multi(context, [binary],
+                                             use_slave=use_slave)[binary]
+
+
+def get_minimum_version_all_cells(context, binaries, require_all=False):
+    """Lowest service version of each binary across every cell.
+
+    A cell that fails or does not answer is skipped with a warning, unless
+    ``require_all`` is set, in which case it raises CellTimeout.
+    """
+    from keel.db import cells as db_cells
+    from keel.objects import cell_mapping
+
+    mappings = cell_mapping.CellMappingList.get_all(context)
+    results = db_cells.scatter_gather_cells(
+        context, mappings, db_cells.CELL_TIMEOUT,
+        lambda cctxt: Service.get_minimum_version_multi(cctxt, binaries))
+    answer = {}
+    for cell_uuid, result in results.items():
+        if db_cells.is_cell_failure_sentinel(result):
+            if require_all:
+                raise exception.CellTimeout()
+            continue
+        for binary, version in result.items():
+            if version and (binary not in answer or
+                            version < answer[binary]):
+                answer[binary] = version
+    return {b: answer.get(b, 0) for b in binaries}
+
 
 @base.KeelObjectRegistry.register
 class ServiceList(base.ObjectListBase, base.KeelObject):
@@ -32,3 +241,44 @@ class ServiceList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('Service'),
     }
+
+    @classmethod
+    def _query(cls, context, *where):
+        with db.cell_reader(context) as s:
+            stmt = sa.select(models.Service).where(*where) \
+                .order_by(models.Service.id)
+            rows = s.execute(h.filter_deleted(stmt, models.Service,
+                                              context)).scalars().all()
+            return base.obj_make_list(context, cls(context), Service, rows)
+
+    @base.remotable_classmethod
+    def get_by_topic(cls, context, topic):
+        return cls._query(context, models.Service.topic == topic,
+                          models.Service.disabled == sa.false())
+
+    @base.remotable_classmethod
+    def get_by_host(cls, context, host):
+        return cls._query(context, models.Service.host == host)
+
+    @base.remotable_classmethod
+    def get_by_binary(cls, context, binary, include_disabled=False):
+        where = [models.Service.binary == binary]
+        if not include_disabled:
+            where.append(models.Service.disabled == sa.false())
+        return cls._query(context, *where)
+
+    @base.remotable_classmethod
+    def get_all(cls, context, disabled=None, set_zones=False):
+        where = []
+        if disabled is not None:
+            where.append(models.Service.disabled == bool(disabled))
+        return cls._query(context, *where)
+
+    @base.remotable_classmethod
+    def get_all_computes_by_hv_type(cls, context, hv_type):
+        svc, node = models.Service, models.ComputeNode
+        nodes = (sa.select(node.host)
+                 .where(node.hypervisor_type == hv_type)
+                 .where(node.deleted == 0))
+        return cls._query(context, svc.binary == COMPUTE_BINARY,
+                          svc.disabled == sa.false(), svc.host.in_(nodes))

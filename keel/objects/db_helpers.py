@@ -1,0 +1,83 @@
+"""Small pieces of database plumbing shared by the object modules.
+
+Only what every object needs: the read_deleted filter, Nova's soft delete,
+turning duplicate-key errors into Nova exceptions, and copying row columns
+onto object fields.
+"""
+import contextlib
+
+from oslo_db import exception as db_exc
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from keel import exception
+
+
+def filter_deleted(stmt, model, context, read_deleted=None):
+    """Apply the context's read_deleted ('no' | 'yes' | 'only')."""
+    mode = read_deleted or getattr(context, "read_deleted", "no")
+    if mode == "no":
+        return stmt.where(model.deleted == 0)
+    if mode == "only":
+        return stmt.where(model.deleted != 0)
+    return stmt
+
+
+def soft_delete_values(model):
+    """Values for an UPDATE that soft-deletes rows: deleted = id."""
+    return {"deleted": model.id, "deleted_at": timeutils.utcnow(),
+            "updated_at": model.updated_at}
+
+
+def soft_delete_row(row):
+    row.deleted = row.id
+    row.deleted_at = timeutils.utcnow()
+
+
+@contextlib.contextmanager
+def translate_duplicates(factory):
+    """Turn oslo.db's DBDuplicateEntry into ``factory(exc)``'s exception."""
+    try:
+        yield
+    except db_exc.DBDuplicateEntry as exc:
+        raise factory(exc) from exc
+
+
+def columns(model):
+    return {c.key for c in sa.inspect(model).column_attrs}
+
+
+def copy_columns(obj, row, skip=()):
+    """Set every object field that has a same-named column on ``row``."""
+    cols = columns(type(row))
+    for name in obj.fields:
+        if name in skip or name not in cols:
+            continue
+        value = getattr(row, name)
+        if name == "deleted":
+            value = bool(value)
+        setattr(obj, name, value)
+
+
+def changes_for_db(obj, model, extra=None, skip=()):
+    """The object's changed fields that are columns of ``model``."""
+    cols = columns(model)
+    values = {k: v for k, v in obj.obj_get_changes().items()
+              if k in cols and k not in skip and k != "id"}
+    if extra:
+        values.update(extra)
+    return values
+
+
+def check_not_created(obj):
+    if obj.obj_attr_is_set("id"):
+        raise exception.ObjectActionError(action="create",
+                                          reason="already created")
+
+
+def paginate(stmt, model, sort_keys, sort_dirs, limit=None, marker_row=None):
+    """Keyset pagination as oslo.db's paginate_query, for a 2.0 select."""
+    from oslo_db.sqlalchemy import utils as db_utils
+
+    return db_utils.paginate_query(stmt, model, limit, sort_keys,
+                                   marker=marker_row, sort_dirs=sort_dirs)

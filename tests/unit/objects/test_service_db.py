@@ -1,0 +1,158 @@
+"""Service and ComputeNode against a real (SQLite) cell database."""
+import pytest
+
+from keel import exception
+from keel import objects
+from keel.objects import service as service_obj
+
+
+def _service(ctx, host="host1", binary="nova-compute", **kw):
+    svc = objects.Service(ctx, host=host, binary=binary,
+                          topic=binary.replace("nova-", ""), report_count=0,
+                          **kw)
+    svc.create()
+    return svc
+
+
+def _node(ctx, host="host1", nodename="node1", **kw):
+    values = dict(host=host, hypervisor_hostname=nodename, vcpus=8,
+                  memory_mb=16384, local_gb=100, vcpus_used=0,
+                  memory_mb_used=0, local_gb_used=0,
+                  hypervisor_type="kvm", hypervisor_version=1,
+                  cpu_info="{}")
+    values.update(kw)
+    node = objects.ComputeNode(ctx, **values)
+    node.create()
+    return node
+
+
+def test_service_create_fills_id_uuid_and_current_version(ctx):
+    svc = _service(ctx)
+    assert svc.id > 0
+    assert svc.uuid
+    assert svc.version == service_obj.SERVICE_VERSION
+    assert svc.disabled is False and svc.forced_down is False
+    assert not svc.obj_what_changed()
+
+
+def test_service_lookups(ctx):
+    svc = _service(ctx)
+    assert objects.Service.get_by_id(ctx, svc.id).host == "host1"
+    assert objects.Service.get_by_uuid(ctx, svc.uuid).id == svc.id
+    assert objects.Service.get_by_host_and_binary(
+        ctx, "host1", "nova-compute").id == svc.id
+    assert objects.Service.get_by_host_and_binary(
+        ctx, "host1", "nova-scheduler") is None
+    assert objects.Service.get_by_compute_host(ctx, "host1").id == svc.id
+    with pytest.raises(exception.ComputeHostNotFound):
+        objects.Service.get_by_compute_host(ctx, "nohost")
+    with pytest.raises(exception.ServiceNotFound):
+        objects.Service.get_by_id(ctx, 999)
+
+
+def test_service_duplicate_binary_is_refused(ctx):
+    _service(ctx)
+    with pytest.raises(exception.ServiceBinaryExists):
+        _service(ctx)
+
+
+def test_service_save_and_destroy_soft_deletes_nodes(ctx, admin_ctx):
+    svc = _service(ctx)
+    _node(ctx)
+    svc.report_count = 5
+    svc.disabled = True
+    svc.save()
+    again = objects.Service.get_by_id(ctx, svc.id)
+    assert (again.report_count, again.disabled) == (5, True)
+    svc.destroy()
+    with pytest.raises(exception.ServiceNotFound):
+        objects.Service.get_by_id(ctx, svc.id)
+    assert list(objects.ComputeNodeList.get_all(ctx)) == []
+    # Soft delete: still readable with read_deleted='yes'.
+    admin_ctx.read_deleted = "yes"
+    gone = objects.Service.get_by_id(admin_ctx, svc.id)
+    assert gone.deleted is True and gone.deleted_at is not None
+    # And the same host/binary can register again.
+    assert _service(ctx).id != svc.id
+
+
+def test_minimum_versions_skip_forced_down_and_deleted(ctx):
+    _service(ctx, host="a")
+    old = _service(ctx, host="b")
+    old.version = 60
+    old.save()
+    down = _service(ctx, host="c")
+    down.version = 50
+    down.forced_down = True
+    down.save()
+    assert objects.Service.get_minimum_version(ctx, "nova-compute") == 60
+    assert objects.Service.get_minimum_version_multi(
+        ctx, ["nova-compute", "nova-conductor"]) == {
+            "nova-compute": 60, "nova-conductor": 0}
+    with pytest.raises(exception.ObjectActionError):
+        objects.Service.get_minimum_version(ctx, "compute")
+
+
+def test_service_lists(ctx):
+    _service(ctx, host="a")
+    disabled = _service(ctx, host="b")
+    disabled.disabled = True
+    disabled.save()
+    _service(ctx, host="a", binary="nova-conductor")
+    _node(ctx, host="a")
+    assert [s.host for s in objects.ServiceList.get_by_binary(
+        ctx, "nova-compute")] == ["a"]
+    assert len(objects.ServiceList.get_by_binary(
+        ctx, "nova-compute", include_disabled=True)) == 2
+    assert len(objects.ServiceList.get_all(ctx)) == 3
+    assert len(objects.ServiceList.get_all(ctx, disabled=True)) == 1
+    assert [s.host for s in objects.ServiceList.get_by_topic(
+        ctx, "compute")] == ["a"]
+    assert [s.host for s in objects.ServiceList.get_all_computes_by_hv_type(
+        ctx, "kvm")] == ["a"]
+
+
+def test_compute_node_round_trip(ctx):
+    node = _node(ctx, stats={"num_instances": "1"}, host_ip="10.0.0.5",
+                 supported_hv_specs=[objects.HVSpec(
+                     arch="x86_64", hv_type="kvm", vm_mode="hvm")])
+    got = objects.ComputeNode.get_by_host_and_nodename(ctx, "host1",
+                                                       "node1")
+    assert got.uuid == node.uuid
+    assert got.stats == {"num_instances": "1"}
+    assert str(got.host_ip) == "10.0.0.5"
+    assert got.supported_hv_specs[0].arch == "x86_64"
+    # Unset allocation ratios read as the initial_* defaults.
+    assert got.cpu_allocation_ratio == 4.0
+    assert objects.ComputeNode.get_by_uuid(ctx, node.uuid).id == node.id
+    assert objects.ComputeNode.get_by_id(ctx, node.id).id == node.id
+    got.vcpus_used = 2
+    got.stats = {"io": "3"}
+    got.save()
+    fresh = objects.ComputeNode.get_by_id(ctx, node.id)
+    assert fresh.vcpus_used == 2
+    assert fresh.stats == {"num_instances": "1", "io": "3"}
+    fresh.destroy()
+    with pytest.raises(exception.ComputeHostNotFound):
+        objects.ComputeNode.get_by_id(ctx, node.id)
+
+
+def test_compute_node_lists(ctx):
+    _node(ctx, host="h1", nodename="n1")
+    _node(ctx, host="h1", nodename="n2")
+    _node(ctx, host="h2", nodename="other")
+    assert [n.hypervisor_hostname for n in
+            objects.ComputeNodeList.get_all_by_host(ctx, "h1")] == \
+        ["n1", "n2"]
+    with pytest.raises(exception.ComputeHostNotFound):
+        objects.ComputeNodeList.get_all_by_host(ctx, "h9")
+    assert [n.hypervisor_hostname for n in
+            objects.ComputeNodeList.get_by_hypervisor(ctx, "oth")] == \
+        ["other"]
+    assert len(objects.ComputeNodeList.get_all(ctx)) == 3
+
+
+def test_compute_node_duplicate_uuid(ctx):
+    node = _node(ctx)
+    with pytest.raises(exception.DuplicateRecord):
+        _node(ctx, nodename="n2", uuid=node.uuid)
