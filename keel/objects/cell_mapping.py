@@ -120,7 +120,7 @@ class CellMappingList(base.ObjectListBase, base.KeelObject):
         return cls._query(context,
                           models.CellMapping.disabled == bool(disabled))
 
-    @base.remotable_classmethod
+    @classmethod
     def get_by_project_id(cls, context, project_id):
         """The cells holding any instance of the project."""
         im = models.InstanceMapping

@@ -234,7 +234,7 @@ class ComputeNodeList(base.ObjectListBase, base.KeelObject):
         return cls._query(
             context, models.ComputeNode.hypervisor_hostname.like(pattern))
 
-    @base.remotable_classmethod
+    @classmethod
     def get_by_hypervisor_type(cls, context, hv_type):
         return cls._query(context,
                           models.ComputeNode.hypervisor_type == hv_type)

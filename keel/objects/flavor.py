@@ -1,7 +1,35 @@
-"""Objects: Flavor, FlavorList.
-"""
+"""Objects: Flavor, FlavorList (API database flavors + extra specs +
+project access)."""
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from keel.db.api import models
+from keel.db import session as db
+from keel import exception
 from keel.objects import base
+from keel.objects import db_helpers as h
 from keel.objects import fields
+
+# Loaded with the flavor on request only (they are separate tables).
+OPTIONAL_FIELDS = ("extra_specs", "projects")
+# The API database has no soft delete; these stay unset, as in Nova.
+DEPRECATED_FIELDS = ("deleted", "deleted_at")
+# What save() may change on an existing flavor.
+_MUTABLE = {"extra_specs", "projects", "description"}
+
+
+def _flavor_query(context, *where):
+    """Flavors visible to ``context``: all for admins, else public ones and
+    private ones shared with the context's project."""
+    fl = models.Flavors
+    stmt = sa.select(fl).where(*where).options(
+        orm.selectinload(fl.extra_specs), orm.selectinload(fl.projects))
+    if not context.is_admin:
+        stmt = stmt.where(sa.or_(
+            fl.is_public == sa.true(),
+            fl.projects.any(models.FlavorProjects.project_id ==
+                            context.project_id)))
+    return stmt
 
 
 @base.KeelObjectRegistry.register
@@ -27,6 +55,192 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
         'vcpus': fields.IntegerField(),
     }
 
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if tuple(map(int, target_version.split("."))) < (1, 2):
+            primitive.pop("description", None)
+
+    @staticmethod
+    def _from_db_object(context, flavor, row, expected_attrs=None):
+        h.copy_columns(flavor, row, skip=OPTIONAL_FIELDS + DEPRECATED_FIELDS)
+        for name, default in (("root_gb", 0), ("ephemeral_gb", 0),
+                              ("disabled", False), ("is_public", True)):
+            if getattr(flavor, name) is None:
+                setattr(flavor, name, default)
+        expected = expected_attrs if expected_attrs is not None \
+            else OPTIONAL_FIELDS
+        if "extra_specs" in expected:
+            flavor.extra_specs = {s.key: s.value for s in row.extra_specs}
+        if "projects" in expected:
+            flavor.projects = [p.project_id for p in row.projects]
+        flavor._context = context
+        flavor.obj_reset_changes()
+        return flavor
+
+    def obj_load_attr(self, attrname):
+        if attrname not in OPTIONAL_FIELDS:
+            raise exception.ObjectActionError(
+                action="obj_load_attr",
+                reason="attribute %s not lazy-loadable" % attrname)
+        if not self._context:
+            raise exception.OrphanedObjectError(method="obj_load_attr",
+                                                objtype=self.obj_name())
+        if attrname == "projects":
+            self._load_projects()
+        else:
+            fresh = self.get_by_id(self._context.elevated(), self.id)
+            self.extra_specs = fresh.extra_specs
+            self.obj_reset_changes(["extra_specs"])
+
+    @base.remotable
+    def _load_projects(self):
+        with db.api_reader(self._context) as s:
+            self.projects = list(s.execute(
+                sa.select(models.FlavorProjects.project_id)
+                .filter_by(flavor_id=self.id)).scalars())
+        self.obj_reset_changes(["projects"])
+
+    @classmethod
+    def _get_one(cls, context, not_found, *where):
+        with db.api_reader(context) as s:
+            row = s.execute(_flavor_query(context, *where)).scalars().first()
+            if row is None:
+                raise not_found
+            return cls._from_db_object(context, cls(), row)
+
+    @base.remotable_classmethod
+    def get_by_id(cls, context, id):
+        return cls._get_one(context, exception.FlavorNotFound(flavor_id=id),
+                            models.Flavors.id == id)
+
+    @base.remotable_classmethod
+    def get_by_name(cls, context, name):
+        return cls._get_one(context,
+                            exception.FlavorNotFoundByName(flavor_name=name),
+                            models.Flavors.name == name)
+
+    @base.remotable_classmethod
+    def get_by_flavor_id(cls, context, flavor_id, read_deleted=None):
+        return cls._get_one(context,
+                            exception.FlavorNotFound(flavor_id=flavor_id),
+                            models.Flavors.flavorid == flavor_id)
+
+    @base.remotable
+    def create(self):
+        h.check_not_created(self)
+        changes = self.obj_get_changes()
+        values = h.changes_for_db(self, models.Flavors,
+                                  skip=OPTIONAL_FIELDS + DEPRECATED_FIELDS)
+
+        def _exists(exc):
+            if "flavorid" in (exc.columns or []):
+                return exception.FlavorIdExists(flavor_id=self.flavorid)
+            return exception.FlavorExists(name=self.name)
+
+        with h.translate_duplicates(_exists):
+            with db.api_writer(self._context) as s:
+                row = models.Flavors(**values)
+                row.extra_specs = [
+                    models.FlavorExtraSpecs(key=k, value=v)
+                    for k, v in (changes.get("extra_specs") or {}).items()]
+                row.projects = [
+                    models.FlavorProjects(project_id=p)
+                    for p in (changes.get("projects") or [])]
+                s.add(row)
+                s.flush()
+                self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def save_extra_specs(self, to_add=None, to_delete=None):
+        """Add/replace ``to_add`` and remove the keys in ``to_delete``."""
+        spec = models.FlavorExtraSpecs
+        with db.api_writer(self._context) as s:
+            if to_delete:
+                s.execute(sa.delete(spec).where(spec.flavor_id == self.id,
+                                                spec.key.in_(to_delete)))
+            for key, value in (to_add or {}).items():
+                row = s.execute(sa.select(spec).filter_by(
+                    flavor_id=self.id, key=key)).scalars().first()
+                if row is None:
+                    s.add(spec(flavor_id=self.id, key=key, value=value))
+                else:
+                    row.value = value
+
+    @base.remotable
+    def add_access(self, project_id):
+        if "projects" in self.obj_what_changed():
+            raise exception.ObjectActionError(action="add_access",
+                                              reason="projects modified")
+        with h.translate_duplicates(lambda e: exception.FlavorAccessExists(
+                flavor_id=self.flavorid, project_id=project_id)):
+            with db.api_writer(self._context) as s:
+                s.add(models.FlavorProjects(flavor_id=self.id,
+                                            project_id=project_id))
+        self._load_projects()
+
+    @base.remotable
+    def remove_access(self, project_id):
+        if "projects" in self.obj_what_changed():
+            raise exception.ObjectActionError(action="remove_access",
+                                              reason="projects modified")
+        with db.api_writer(self._context) as s:
+            gone = s.execute(sa.delete(models.FlavorProjects).filter_by(
+                flavor_id=self.id, project_id=project_id)).rowcount
+        if not gone:
+            raise exception.FlavorAccessNotFound(flavor_id=self.flavorid,
+                                                 project_id=project_id)
+        self._load_projects()
+
+    @base.remotable
+    def save_projects(self, to_add=None, to_delete=None):
+        with db.api_writer(self._context) as s:
+            if to_delete:
+                s.execute(sa.delete(models.FlavorProjects).where(
+                    models.FlavorProjects.flavor_id == self.id,
+                    models.FlavorProjects.project_id.in_(to_delete)))
+            for project_id in to_add or ():
+                s.add(models.FlavorProjects(flavor_id=self.id,
+                                            project_id=project_id))
+
+    def save(self):
+        """Flavors are immutable but for specs, access and description."""
+        changed = set(self.obj_what_changed())
+        if changed - _MUTABLE:
+            raise exception.ObjectActionError(
+                action="save",
+                reason="read-only fields were changed: %s" %
+                ", ".join(sorted(changed - _MUTABLE)))
+        if "extra_specs" in changed:
+            old = self.get_by_id(self._context.elevated(), self.id)
+            new = self.extra_specs
+            self.save_extra_specs(
+                to_add={k: v for k, v in new.items()
+                        if old.extra_specs.get(k) != v},
+                to_delete=[k for k in old.extra_specs if k not in new])
+        if "projects" in changed:
+            old = set(self.get_by_id(self._context.elevated(),
+                                     self.id).projects)
+            new = set(self.projects)
+            self.save_projects(to_add=sorted(new - old),
+                               to_delete=sorted(old - new))
+        if "description" in changed:
+            with db.api_writer(self._context) as s:
+                s.execute(sa.update(models.Flavors)
+                          .where(models.Flavors.id == self.id)
+                          .values(description=self.description))
+        self.obj_reset_changes()
+
+    @base.remotable
+    def destroy(self):
+        with db.api_writer(self._context) as s:
+            row = s.get(models.Flavors, self.id) if self.obj_attr_is_set(
+                "id") else s.execute(sa.select(models.Flavors).filter_by(
+                    flavorid=self.flavorid)).scalars().first()
+            if row is None:
+                raise exception.FlavorNotFound(
+                    flavor_id=getattr(self, "flavorid", None))
+            s.delete(row)
+
 
 @base.KeelObjectRegistry.register
 class FlavorList(base.ObjectListBase, base.KeelObject):
@@ -35,3 +249,39 @@ class FlavorList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('Flavor'),
     }
+
+    @base.remotable_classmethod
+    def get_all(cls, context, inactive=False, filters=None,
+                sort_key='flavorid', sort_dir='asc', limit=None, marker=None):
+        fl = models.Flavors
+        filters = filters or {}
+        where = []
+        if not inactive:
+            where.append(sa.or_(fl.disabled.is_(None),
+                                fl.disabled == sa.false()))
+        if "min_memory_mb" in filters:
+            where.append(fl.memory_mb >= filters["min_memory_mb"])
+        if "min_root_gb" in filters:
+            where.append(fl.root_gb >= filters["min_root_gb"])
+        if filters.get("disabled") is not None:
+            where.append(fl.disabled == bool(filters["disabled"]))
+        if filters.get("is_public") is not None:
+            public = fl.is_public == bool(filters["is_public"])
+            if filters["is_public"] and context.project_id:
+                # Public listing includes the project's private flavors.
+                public = sa.or_(public, fl.projects.any(
+                    models.FlavorProjects.project_id == context.project_id))
+            where.append(public)
+        with db.api_reader(context) as s:
+            marker_row = None
+            if marker is not None:
+                marker_row = s.execute(sa.select(fl).filter_by(
+                    flavorid=marker)).scalars().first()
+                if marker_row is None:
+                    raise exception.MarkerNotFound(marker=marker)
+            stmt = _flavor_query(context, *where)
+            keys = [sort_key] if sort_key == "id" else [sort_key, "id"]
+            stmt = h.paginate(stmt, fl, keys, [sort_dir] * len(keys),
+                              limit=limit, marker_row=marker_row)
+            rows = s.execute(stmt).scalars().all()
+            return base.obj_make_list(context, cls(context), Flavor, rows)

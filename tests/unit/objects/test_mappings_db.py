@@ -89,3 +89,72 @@ def test_instance_mapping(ctx):
     got.destroy()
     with pytest.raises(exception.InstanceMappingNotFound):
         objects.InstanceMapping.get_by_instance_uuid(ctx, uuids[0])
+
+
+def _flavor(ctx, flavorid="1", name="m1.tiny", **kw):
+    values = dict(flavorid=flavorid, name=name, memory_mb=512, vcpus=1,
+                  root_gb=1, ephemeral_gb=0, swap=0, is_public=True,
+                  disabled=False, extra_specs={"hw:cpu_policy": "shared"},
+                  projects=[])
+    values.update(kw)
+    flavor = objects.Flavor(ctx, **values)
+    flavor.create()
+    return flavor
+
+
+def test_flavor_crud(admin_ctx):
+    flavor = _flavor(admin_ctx)
+    got = objects.Flavor.get_by_flavor_id(admin_ctx, "1")
+    assert got.id == flavor.id and got.extra_specs == {
+        "hw:cpu_policy": "shared"}
+    assert got.rxtx_factor == 1.0
+    assert not got.obj_attr_is_set("deleted")
+    assert objects.Flavor.get_by_name(admin_ctx, "m1.tiny").id == flavor.id
+    with pytest.raises(exception.FlavorNotFoundByName):
+        objects.Flavor.get_by_name(admin_ctx, "nope")
+    with pytest.raises(exception.FlavorIdExists):
+        _flavor(admin_ctx, name="other")
+    with pytest.raises(exception.FlavorExists):
+        _flavor(admin_ctx, flavorid="2")
+    got.extra_specs = {"hw:mem_page_size": "large"}
+    got.description = "tiny"
+    got.save()
+    again = objects.Flavor.get_by_id(admin_ctx, flavor.id)
+    assert again.extra_specs == {"hw:mem_page_size": "large"}
+    assert again.description == "tiny"
+    again.memory_mb = 1
+    with pytest.raises(exception.ObjectActionError):
+        again.save()
+    again.destroy()
+    with pytest.raises(exception.FlavorNotFound):
+        objects.Flavor.get_by_id(admin_ctx, flavor.id)
+
+
+def test_flavor_private_visibility_and_list(ctx, admin_ctx):
+    _flavor(admin_ctx, flavorid="1", name="a", memory_mb=2048)
+    private = _flavor(admin_ctx, flavorid="2", name="b", is_public=False)
+    _flavor(admin_ctx, flavorid="3", name="c", is_public=False)
+    with pytest.raises(exception.FlavorNotFound):
+        objects.Flavor.get_by_flavor_id(ctx, "2")
+    private.add_access("fake-project")
+    with pytest.raises(exception.FlavorAccessExists):
+        private.add_access("fake-project")
+    assert objects.Flavor.get_by_flavor_id(ctx, "2").projects == [
+        "fake-project"]
+    assert [f.flavorid for f in objects.FlavorList.get_all(ctx)] == \
+        ["1", "2"]
+    assert [f.flavorid for f in objects.FlavorList.get_all(admin_ctx)] == \
+        ["1", "2", "3"]
+    page = objects.FlavorList.get_all(admin_ctx, limit=2, marker="1")
+    assert [f.flavorid for f in page] == ["2", "3"]
+    assert [f.flavorid for f in objects.FlavorList.get_all(
+        admin_ctx, filters={"min_memory_mb": 1024})] == ["1"]
+    with pytest.raises(exception.MarkerNotFound):
+        objects.FlavorList.get_all(admin_ctx, marker="99")
+
+
+def test_flavor_backport_drops_description(admin_ctx):
+    flavor = _flavor(admin_ctx, description="d")
+    prim = flavor.obj_to_primitive(target_version="1.1")
+    assert prim["nova_object.version"] == "1.1"
+    assert "description" not in prim["nova_object.data"]
