@@ -1,0 +1,138 @@
+"""The compute API's WSGI stack, outermost first.
+
+  CORS                  answers pre-flight requests before anything else
+  HTTPProxyToWSGI       scheme/host/prefix from a TLS proxy, before any link
+  ComputeRequestId      x-openstack-request-id and x-compute-request-id on
+                        every response; accepts the caller's global id
+  FaultWrapper          any error escaping below becomes Nova's JSON fault
+  RequestLog            one INFO line per request, with its microversion
+  URL map:
+    /                   version list (300 "choices" for unknown paths)
+    /v2.1, /v2          that version's document, no token needed
+    /v2.1/…             RequestBodySizeLimiter → auth (keystone or
+                        keel-development) → context → Router
+    /v2/…               same, plus LegacyV2 (microversion headers ignored,
+                        unknown body properties dropped)
+
+Authentication sits inside the fault wrapper and outside the router, so an
+unauthenticated request gets a 401 before its microversion is looked at, as
+in Nova.
+"""
+import time
+
+from oslo_log import log as logging
+from oslo_middleware import cors
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
+from oslo_middleware import sizelimit
+import webob.dec
+
+from keel.api import auth
+from keel.api import fault
+from keel.api import microversion
+from keel.api import routes
+from keel.api import wsgi
+from keel.api.handlers import versions
+from keel.conf import CONF
+
+LOG = logging.getLogger(__name__)
+REQUEST_LOG = logging.getLogger("keel.api.requestlog")
+
+
+class ComputeRequestId(request_id.RequestId):
+    """oslo's request id, also under Nova's own header name."""
+    compat_headers = ["x-compute-request-id"]
+
+
+class RequestLog:
+    def __init__(self, application):
+        self.application = application
+
+    @webob.dec.wsgify(RequestClass=wsgi.Request)
+    def __call__(self, req):
+        start = time.monotonic()
+        resp = req.get_response(self.application)
+        REQUEST_LOG.info(
+            '%(addr)s "%(method)s %(uri)s" status: %(status)s len: %(len)s '
+            'microversion: %(mv)s time: %(t).6f',
+            {"addr": req.remote_addr, "method": req.method,
+             "uri": req.path_qs, "status": resp.status_int,
+             "len": resp.content_length or 0,
+             "mv": resp.headers.get(microversion.LEGACY_HEADER, "-"),
+             "t": time.monotonic() - start})
+        return resp
+
+
+class LegacyV2:
+    """/v2: microversions do not exist there; requests are always 2.1."""
+
+    _HEADERS = (microversion.HEADER, microversion.LEGACY_HEADER)
+
+    def __init__(self, application):
+        self.application = application
+
+    @webob.dec.wsgify(RequestClass=wsgi.Request)
+    def __call__(self, req):
+        req.environ[wsgi.ENV_LEGACY_V2] = True
+        for name in self._HEADERS:
+            req.headers.pop(name, None)
+        resp = req.get_response(self.application)
+        for name in self._HEADERS:
+            resp.headers.pop(name, None)
+        vary = [v.strip() for v in resp.headers.getall("Vary")
+                for v in v.split(",")]
+        while "Vary" in resp.headers:
+            del resp.headers["Vary"]
+        kept = [v for v in vary if v and v not in self._HEADERS]
+        if kept:
+            resp.headers["Vary"] = ",".join(kept)
+        return resp
+
+
+class URLMap:
+    """Dispatch on the version prefix, moving it into SCRIPT_NAME."""
+
+    def __init__(self, root, v21_doc, v21_api, v2_doc, v2_api):
+        # Longest prefix first; (prefix, app for "" or "/", app for more).
+        self.mounts = [("/v2.1", v21_doc, v21_api), ("/v2", v2_doc, v2_api)]
+        self.root = root
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "") or "/"
+        for prefix, doc_app, api_app in self.mounts:
+            if path == prefix or path.startswith(prefix + "/"):
+                rest = path[len(prefix):]
+                environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + prefix
+                environ["PATH_INFO"] = rest
+                app = doc_app if rest in ("", "/") else api_app
+                return app(environ, start_response)
+        environ["PATH_INFO"] = path
+        return self.root(environ, start_response)
+
+
+def _root_app(environ, start_response):
+    return versions.list_versions(wsgi.Request(environ))(
+        environ, start_response)
+
+
+def build_api(conf, router):
+    """The authenticated part, around ``router``."""
+    return sizelimit.RequestBodySizeLimiter(
+        auth.auth_pipeline(router, conf), conf)
+
+
+def deploy(conf=CONF, table=None):
+    """The whole WSGI application for ``conf``."""
+    router = routes.Router(table)
+    doc_router = routes.Router({"": {"GET": versions.show_version},
+                                "/": {"GET": versions.show_version}})
+    api = build_api(conf, router)
+    app = URLMap(root=_root_app,
+                 v21_doc=doc_router, v21_api=api,
+                 v2_doc=LegacyV2(doc_router), v2_api=LegacyV2(api))
+    app = RequestLog(app)
+    app = fault.FaultWrapper(app)
+    app = ComputeRequestId(app, conf)
+    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    app = cors.CORS(app, conf)
+    return app

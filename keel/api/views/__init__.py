@@ -1,0 +1,1 @@
+"""Response builders: turn data into Nova's JSON shapes (no database access)."""

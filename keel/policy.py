@@ -1,0 +1,102 @@
+"""Authorisation with oslo.policy, using Nova's rule names and defaults.
+
+``[oslo_policy]`` (policy_file, enforce_scope, enforce_new_defaults, …) is
+read by oslo.policy itself; a policy.yaml overrides any default. A check that
+fails raises PolicyNotAuthorized (403 "Policy doesn't allow X to be
+performed."), also when the token's scope is wrong for the rule.
+"""
+import threading
+
+from oslo_log import log as logging
+from oslo_policy import policy as oslo_policy
+
+from keel import exception
+from keel import policies
+from keel.conf import CONF
+
+LOG = logging.getLogger(__name__)
+
+_ENFORCER = None
+_LOCK = threading.Lock()
+
+
+def init(conf=CONF, policy_file=None, rules=None, suppress_deprecation=False):
+    """Build the enforcer once (thread-safe); later calls are no-ops."""
+    global _ENFORCER
+    if _ENFORCER is not None:
+        return _ENFORCER
+    with _LOCK:
+        if _ENFORCER is None:
+            enforcer = oslo_policy.Enforcer(
+                conf, policy_file=policy_file, rules=rules, use_conf=True)
+            enforcer.suppress_deprecation_warnings = suppress_deprecation
+            enforcer.register_defaults(policies.list_rules())
+            enforcer.load_rules()
+            _ENFORCER = enforcer
+    return _ENFORCER
+
+
+def reset():
+    global _ENFORCER
+    if _ENFORCER is not None:
+        _ENFORCER.clear()
+    _ENFORCER = None
+
+
+def get_enforcer():
+    """``oslo.policy.enforcer`` entry point for the oslopolicy-* tools."""
+    if not CONF._args:  # tools call this before any parsing
+        CONF([], project="nova")
+    return init()
+
+
+def default_target(context):
+    return {"project_id": context.project_id, "user_id": context.user_id}
+
+
+def authorize(context, action, target=None, do_raise=True, exc=None):
+    """Check ``action`` for ``context`` against ``target``.
+
+    Returns the result, or raises ``exc`` (PolicyNotAuthorized by default)
+    when ``do_raise``; an unregistered action is a programming error.
+    """
+    enforcer = init()
+    if target is None:
+        target = default_target(context)
+    exc = exc or exception.PolicyNotAuthorized
+    credentials = context.to_policy_values()
+    try:
+        return enforcer.authorize(action, target, credentials,
+                                  do_raise=do_raise, exc=exc, action=action)
+    except oslo_policy.PolicyNotRegistered:
+        LOG.exception("Policy %s is not registered", action)
+        raise
+    except oslo_policy.InvalidScope:
+        LOG.debug("Scope of the token does not fit policy %s", action)
+        if do_raise:
+            raise exc(action=action)
+        return False
+
+
+def check_is_admin(context):
+    """Whether the context passes ``context_is_admin`` (sets is_admin)."""
+    enforcer = init()
+    credentials = context.to_policy_values()
+    return enforcer.authorize("context_is_admin", default_target(context),
+                              credentials)
+
+
+def authorize_or_not_found(context, action, target, not_found):
+    """Nova's 403-versus-404: hide what belongs to another project.
+
+    A caller who fails the policy on a resource of another project is told
+    the resource does not exist (``not_found`` raised, 404), exactly as
+    Nova's project-filtered lookups answer; on its own project's resources
+    the caller gets the 403.
+    """
+    if authorize(context, action, target, do_raise=False):
+        return True
+    owner = (target or {}).get("project_id")
+    if owner is not None and owner != context.project_id:
+        raise not_found
+    raise exception.PolicyNotAuthorized(action=action)
