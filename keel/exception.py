@@ -341,3 +341,13 @@ class VolumeBDMNotFound(NotFound):
 
 class InstanceTagNotFound(NotFound):
     msg_fmt = "Instance %(instance_id)s has no tag '%(tag)s'"
+
+
+class UnexpectedVMStateError(NovaException):
+    msg_fmt = ("Unexpected VM state: expecting %(expected)s but the VM state "
+               "is actually %(actual)s")
+
+
+class InstanceInfoCacheNotFound(NotFound):
+    msg_fmt = ("Info cache for instance %(instance_uuid)s could not be "
+               "found.")

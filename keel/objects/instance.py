@@ -1,7 +1,71 @@
-"""Objects: Instance, InstanceList.
-"""
+"""Objects: Instance, InstanceList (the instances table and what hangs off
+it: instance_extra blobs, metadata, system metadata, info cache, tags)."""
+from oslo_serialization import jsonutils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from keel.db.cell import models
+from keel.db import session as db
+from keel import exception
 from keel.objects import base
+from keel.objects import db_helpers as h
 from keel.objects import fields
+from keel.objects import instance_db
+
+# Blobs kept in instance_extra as JSON of the object primitive.
+_EXTRA_BLOBS = {
+    "numa_topology": "InstanceNUMATopology",
+    "pci_requests": "InstancePCIRequests",
+    "vcpu_model": "VirtCPUModel",
+    "migration_context": "MigrationContext",
+    "keypairs": "KeyPairList",
+    "device_metadata": "InstanceDeviceMetadata",
+    "trusted_certs": "TrustedCerts",
+    "resources": "ResourceList",
+}
+_FLAVORS = ("flavor", "old_flavor", "new_flavor")
+INSTANCE_EXTRA_FIELDS = tuple(_EXTRA_BLOBS) + ("flavor",)
+# Fields loaded only when asked for with expected_attrs.
+INSTANCE_OPTIONAL_ATTRS = (
+    "metadata", "system_metadata", "info_cache", "security_groups",
+    "pci_devices", "tags", "fault", "flavor", "old_flavor", "new_flavor",
+    "ec2_ids", "migration_context", "keypairs", "device_metadata",
+    "trusted_certs", "resources", "services", "numa_topology",
+    "pci_requests", "vcpu_model")
+# Loaded by default by API lookups, as Nova's.
+INSTANCE_DEFAULT_FIELDS = ("metadata", "system_metadata", "info_cache",
+                           "security_groups")
+# Fields that are not columns of instances.
+_NOT_COLUMNS = set(INSTANCE_OPTIONAL_ATTRS) | {"deleted", "cleaned"}
+
+
+def _expand(expected_attrs):
+    """Nova's 'flavor' implies old/new flavor; extra blobs come together."""
+    attrs = set(expected_attrs or ())
+    if "flavor" in attrs:
+        attrs.update(_FLAVORS)
+    return attrs
+
+
+def _obj_from_blob(name, blob):
+    from keel import objects
+    if blob is None:
+        return None
+    prim = jsonutils.loads(blob) if isinstance(blob, str) else blob
+    if prim is None:
+        return None
+    return getattr(objects, name).obj_from_primitive(prim)
+
+
+def _blob(obj):
+    return None if obj is None else jsonutils.dumps(obj.obj_to_primitive())
+
+
+def _flavor_blob(cur, old, new):
+    return jsonutils.dumps({
+        "cur": cur.obj_to_primitive() if cur is not None else None,
+        "old": old.obj_to_primitive() if old is not None else None,
+        "new": new.obj_to_primitive() if new is not None else None})
 
 
 @base.KeelObjectRegistry.register
@@ -85,6 +149,340 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         'vm_state': fields.StringField(nullable=True),
     }
 
+    obj_extra_fields = ['name']
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._orig_metadata = {}
+        self._orig_system_metadata = {}
+
+    @property
+    def name(self):
+        """Nova's default instance_name_template (instance-%08x)."""
+        try:
+            return "instance-%08x" % self.id
+        except Exception:
+            return self.uuid if self.obj_attr_is_set("uuid") else ""
+
+    def _track_metadata(self):
+        if self.obj_attr_is_set("metadata"):
+            self._orig_metadata = dict(self.metadata)
+        if self.obj_attr_is_set("system_metadata"):
+            self._orig_system_metadata = dict(self.system_metadata)
+
+    @classmethod
+    def _obj_from_primitive(cls, context, objver, primitive):
+        self = super()._obj_from_primitive(context, objver, primitive)
+        # What arrived is the baseline; sent changes are in _changed_fields.
+        self._track_metadata()
+        return self
+
+    def __deepcopy__(self, memo):
+        clone = super().__deepcopy__(memo)
+        clone._orig_metadata = dict(self._orig_metadata)
+        clone._orig_system_metadata = dict(self._orig_system_metadata)
+        return clone
+
+    def obj_reset_changes(self, fields=None, recursive=False):
+        super().obj_reset_changes(fields, recursive=recursive)
+        # Dict fields change in place; keep a copy to diff against.
+        if fields is None or "metadata" in fields:
+            if self.obj_attr_is_set("metadata"):
+                self._orig_metadata = dict(self.metadata)
+        if fields is None or "system_metadata" in fields:
+            if self.obj_attr_is_set("system_metadata"):
+                self._orig_system_metadata = dict(self.system_metadata)
+
+    def obj_what_changed(self):
+        changes = set(super().obj_what_changed())
+        if (self.obj_attr_is_set("metadata") and
+                self.metadata != getattr(self, "_orig_metadata", {})):
+            changes.add("metadata")
+        if (self.obj_attr_is_set("system_metadata") and
+                self.system_metadata != getattr(
+                    self, "_orig_system_metadata", {})):
+            changes.add("system_metadata")
+        return changes
+
+    @staticmethod
+    def _from_db_object(context, instance, row, expected_attrs=None):
+        """Fill ``instance`` from a row loaded with load_options()."""
+        from keel import objects
+
+        expected = _expand(expected_attrs)
+        h.copy_columns(instance, row, skip=_NOT_COLUMNS)
+        instance.deleted = row.deleted == row.id
+        instance.cleaned = bool(row.cleaned)
+        for name, default in (("locked", False), ("disable_terminate", False),
+                              ("shutdown_terminate", False),
+                              ("hidden", False), ("auto_disk_config", False)):
+            if getattr(instance, name) is None:
+                setattr(instance, name, default)
+        if "metadata" in expected:
+            instance.metadata = {
+                m.key: m.value for m in instance_db.related(row, "metadata")}
+        if "system_metadata" in expected:
+            instance.system_metadata = {
+                m.key: m.value
+                for m in instance_db.related(row, "system_metadata")}
+        if "info_cache" in expected:
+            cache = None
+            if row.info_cache is not None and not row.info_cache.deleted:
+                cache = objects.InstanceInfoCache._from_db_object(
+                    context, objects.InstanceInfoCache(), row.info_cache)
+            instance.info_cache = cache
+        if "tags" in expected:
+            instance.tags = base.obj_make_list(
+                context, objects.TagList(context), objects.Tag, row.tags)
+        if "security_groups" in expected:
+            # Not persisted by keel (Neutron owns security groups).
+            instance.security_groups = objects.SecurityGroupList(objects=[])
+        if "pci_devices" in expected:
+            instance.pci_devices = objects.PciDeviceList(objects=[])
+        if "services" in expected:
+            instance.services = objects.ServiceList(objects=[])
+        extra = row.extra
+        if extra is not None:
+            for name, objname in _EXTRA_BLOBS.items():
+                if name in expected:
+                    value = _obj_from_blob(objname, getattr(extra, name))
+                    if name == "keypairs" and value is None:
+                        value = objects.KeyPairList(objects=[])
+                    setattr(instance, name, value)
+            if expected & set(_FLAVORS) and extra.flavor:
+                flavors = jsonutils.loads(extra.flavor)
+                for key, name in (("cur", "flavor"), ("old", "old_flavor"),
+                                  ("new", "new_flavor")):
+                    prim = flavors.get(key)
+                    setattr(instance, name,
+                            objects.Flavor.obj_from_primitive(prim)
+                            if prim else None)
+        instance._context = context
+        instance.obj_reset_changes()
+        return instance
+
+    def obj_load_attr(self, attrname):
+        if attrname not in INSTANCE_OPTIONAL_ATTRS:
+            raise exception.ObjectActionError(
+                action="obj_load_attr",
+                reason="attribute %s not lazy-loadable" % attrname)
+        if not self._context:
+            raise exception.OrphanedObjectError(method="obj_load_attr",
+                                                objtype=self.obj_name())
+        if attrname == "fault":
+            from keel.objects import instance_fault
+            self.fault = instance_fault.InstanceFault.get_latest_for_instance(
+                self._context, self.uuid)
+        elif attrname == "ec2_ids":
+            from keel.objects import ec2
+            self.ec2_ids = ec2.EC2Ids(instance_id="i-%08x" % self.id)
+        else:
+            fresh = self.get_by_uuid(self._context, self.uuid,
+                                     expected_attrs=[attrname])
+            for name in _expand([attrname]):
+                if fresh.obj_attr_is_set(name):
+                    setattr(self, name, getattr(fresh, name))
+        self.obj_reset_changes([attrname])
+
+    @base.remotable_classmethod
+    def get_by_uuid(cls, context, uuid, expected_attrs=None, use_slave=False):
+        with db.cell_reader(context) as s:
+            row = instance_db.get_by_uuid(s, context, uuid,
+                                          _expand(expected_attrs))
+            inst = cls._from_db_object(context, cls(), row, expected_attrs)
+        if "fault" in (expected_attrs or ()):
+            inst.obj_load_attr("fault")
+        return inst
+
+    @base.remotable_classmethod
+    def get_by_id(cls, context, inst_id, expected_attrs=None):
+        with db.cell_reader(context) as s:
+            row = instance_db.get_by_id(s, context, inst_id,
+                                        _expand(expected_attrs))
+            return cls._from_db_object(context, cls(), row, expected_attrs)
+
+    def _extra_values(self, names):
+        values = {}
+        for name in names:
+            if name in _EXTRA_BLOBS:
+                values[name] = _blob(getattr(self, name))
+        if set(names) & set(_FLAVORS):
+            values["flavor"] = _flavor_blob(
+                *(getattr(self, n) if self.obj_attr_is_set(n) else None
+                  for n in _FLAVORS))
+        return values
+
+    @base.remotable
+    def create(self):
+        h.check_not_created(self)
+        if self.obj_attr_is_set("deleted") and self.deleted:
+            raise exception.ObjectActionError(action="create",
+                                              reason="already deleted")
+        changes = self.obj_get_changes()
+        values = h.changes_for_db(self, models.Instance, skip=_NOT_COLUMNS)
+        values.setdefault("uuid", changes.get("uuid") or
+                          uuidutils.generate_uuid())
+        values["cleaned"] = int(bool(changes.get("cleaned", False)))
+        for name in ("access_ip_v4", "access_ip_v6"):
+            if values.get(name) is not None:
+                values[name] = str(values[name])
+        extra = self._extra_values(
+            [n for n in _EXTRA_BLOBS if self.obj_attr_is_set(n)] +
+            [n for n in _FLAVORS if self.obj_attr_is_set(n)])
+        uuid = values["uuid"]
+        with db.cell_writer(self._context) as s:
+            row = models.Instance(**values)
+            s.add(row)
+            s.flush()
+            s.add(models.InstanceExtra(instance_uuid=uuid, **extra))
+            for key, value in (changes.get("metadata") or {}).items():
+                s.add(models.InstanceMetadata(instance_uuid=uuid, key=key,
+                                              value=value))
+            for key, value in (changes.get("system_metadata") or {}).items():
+                s.add(models.InstanceSystemMetadata(
+                    instance_uuid=uuid, key=key, value=value))
+            cache = changes.get("info_cache")
+            network_info = "[]"
+            if cache is not None and cache.obj_attr_is_set("network_info") \
+                    and cache.network_info is not None:
+                network_info = fields.NetworkModel.to_primitive(
+                    cache, "network_info", cache.network_info)
+            s.add(models.InstanceInfoCache(instance_uuid=uuid,
+                                           network_info=network_info))
+            for tag in (changes.get("tags") or ()):
+                s.add(models.Tag(resource_id=uuid, tag=tag.tag))
+            s.flush()
+            expected = [a for a in INSTANCE_DEFAULT_FIELDS + ("tags",)
+                        if a in changes or a in ("info_cache",)]
+            row = instance_db.get_by_uuid(s, self._context, uuid, expected)
+            kept = {n: getattr(self, n) for n in INSTANCE_EXTRA_FIELDS +
+                    _FLAVORS if self.obj_attr_is_set(n)}
+            self._from_db_object(self._context, self, row, expected)
+            for name, value in kept.items():
+                setattr(self, name, value)
+        self.obj_reset_changes(recursive=True)
+
+    @base.remotable
+    def save(self, expected_vm_state=None, expected_task_state=None,
+             admin_state_reset=False):
+        """Write the changed fields.
+
+        With ``expected_task_state``/``expected_vm_state`` (a value or a
+        list; None in the list means NULL) the write only happens if the
+        row still has one of those states, checked in the same UPDATE;
+        otherwise UnexpectedTaskStateError (UnexpectedDeletingTaskStateError
+        when the instance is being deleted) or UnexpectedVMStateError.
+        """
+        changes = self.obj_what_changed()
+        values = {}
+        for name in changes:
+            if name in _NOT_COLUMNS or name in ("id", "uuid"):
+                continue
+            value = getattr(self, name)
+            if name in ("access_ip_v4", "access_ip_v6") and value:
+                value = str(value)
+            values[name] = value
+        if "cleaned" in changes:
+            values["cleaned"] = int(bool(self.cleaned))
+        extra = self._extra_values(
+            [n for n in changes if n in _EXTRA_BLOBS or n in _FLAVORS])
+        with db.cell_writer(self._context) as s:
+            instance_db.compare_and_swap(
+                s, self.uuid, values, expected_task_state=expected_task_state,
+                expected_vm_state=expected_vm_state)
+            if extra:
+                s.execute(sa.update(models.InstanceExtra)
+                          .where(models.InstanceExtra.instance_uuid ==
+                                 self.uuid)
+                          .values(**extra))
+            if "metadata" in changes:
+                instance_db.sync_key_values(s, models.InstanceMetadata,
+                                            self.uuid, self.metadata)
+            if "system_metadata" in changes:
+                instance_db.sync_key_values(
+                    s, models.InstanceSystemMetadata, self.uuid,
+                    self.system_metadata)
+            if "info_cache" in changes and self.info_cache is not None:
+                self.info_cache._save_in_session(s)
+            row = s.execute(sa.select(models.Instance.updated_at)
+                            .where(models.Instance.uuid == self.uuid)).first()
+        if row is not None:
+            self.updated_at = row[0]
+        self.obj_reset_changes(recursive=True)
+
+    @base.remotable
+    def refresh(self, use_slave=False):
+        loaded = [a for a in INSTANCE_OPTIONAL_ATTRS
+                  if self.obj_attr_is_set(a)]
+        fresh = self.get_by_uuid(self._context, self.uuid,
+                                 expected_attrs=loaded)
+        for name in self.fields:
+            if fresh.obj_attr_is_set(name):
+                setattr(self, name, getattr(fresh, name))
+        self.obj_reset_changes()
+
+    @base.remotable
+    def destroy(self, hard_delete=False):
+        """Soft-delete the instance and its dependent rows (as Nova's
+        instance_destroy); raises InstanceNotFound if already gone."""
+        if not self.obj_attr_is_set("id"):
+            raise exception.ObjectActionError(action="destroy",
+                                              reason="already destroyed")
+        with db.cell_writer(self._context) as s:
+            row = s.execute(sa.select(models.Instance).where(
+                models.Instance.uuid == self.uuid,
+                models.Instance.deleted == 0)).scalars().first()
+            if row is None:
+                raise exception.InstanceNotFound(instance_id=self.uuid)
+            if hard_delete:
+                for model in (models.InstanceMetadata,
+                              models.InstanceSystemMetadata,
+                              models.InstanceInfoCache,
+                              models.InstanceExtra):
+                    s.execute(sa.delete(model).where(
+                        model.instance_uuid == self.uuid))
+                s.execute(sa.delete(models.Tag).where(
+                    models.Tag.resource_id == self.uuid))
+                s.delete(row)
+            else:
+                for model in (models.InstanceMetadata,
+                              models.InstanceSystemMetadata,
+                              models.InstanceInfoCache,
+                              models.InstanceExtra,
+                              models.BlockDeviceMapping):
+                    s.execute(sa.update(model)
+                              .where(model.instance_uuid == self.uuid,
+                                     model.deleted == 0)
+                              .values(h.soft_delete_values(model))
+                              .execution_options(synchronize_session=False))
+                s.execute(sa.delete(models.Tag).where(
+                    models.Tag.resource_id == self.uuid))
+                h.soft_delete_row(row)
+                s.flush()
+                self.deleted = True
+                self.deleted_at = row.deleted_at
+        self.obj_reset_changes(["deleted", "deleted_at"])
+
+    @base.remotable
+    def delete_metadata_key(self, key):
+        with db.cell_writer(self._context) as s:
+            s.execute(sa.update(models.InstanceMetadata)
+                      .where(models.InstanceMetadata.instance_uuid ==
+                             self.uuid,
+                             models.InstanceMetadata.key == key,
+                             models.InstanceMetadata.deleted == 0)
+                      .values(h.soft_delete_values(models.InstanceMetadata))
+                      .execution_options(synchronize_session=False))
+        md = dict(self.metadata)
+        md.pop(key, None)
+        self.metadata = md
+        self.obj_reset_changes(["metadata"])
+
+    @base.remotable
+    def drop_migration_context(self):
+        self.migration_context = None
+        self.save()
+
 
 @base.KeelObjectRegistry.register
 class InstanceList(base.ObjectListBase, base.KeelObject):
@@ -93,3 +491,96 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('Instance'),
     }
+
+    @classmethod
+    def _from_rows(cls, context, rows, expected_attrs):
+        from keel.objects import instance_fault
+
+        result = base.obj_make_list(context, cls(context), Instance, rows,
+                                    expected_attrs=expected_attrs)
+        if "fault" in (expected_attrs or ()):
+            faults = instance_fault.InstanceFaultList \
+                .get_latest_by_instance_uuids(
+                    context, [i.uuid for i in result])
+            by_uuid = {f.instance_uuid: f for f in faults}
+            for inst in result:
+                inst.fault = by_uuid.get(inst.uuid)
+                inst.obj_reset_changes(["fault"])
+        return result
+
+    @classmethod
+    def _select(cls, context, filters, expected_attrs):
+        stmt = sa.select(models.Instance).options(
+            *instance_db.load_options(_expand(expected_attrs)))
+        return instance_db.apply_filters(stmt, context, filters)
+
+    @base.remotable_classmethod
+    def get_by_filters(cls, context, filters, sort_key='created_at',
+                       sort_dir='desc', limit=None, marker=None,
+                       expected_attrs=None, use_slave=False,
+                       sort_keys=None, sort_dirs=None):
+        """One query (plus one per loaded relationship) for the page."""
+        keys = list(sort_keys or [sort_key])
+        dirs = list(sort_dirs or [sort_dir] * len(keys))
+        dirs += [dirs[-1] if dirs else "desc"] * (len(keys) - len(dirs))
+        for unique in ("created_at", "id"):
+            if unique not in keys:
+                keys.append(unique)
+                dirs.append(dirs[0] if dirs else "desc")
+        with db.cell_reader(context) as s:
+            marker_row = None
+            if marker is not None:
+                marker_row = s.execute(sa.select(models.Instance).where(
+                    models.Instance.uuid == marker)).scalars().first()
+                if marker_row is None:
+                    raise exception.MarkerNotFound(marker=marker)
+            stmt = cls._select(context, filters, expected_attrs)
+            stmt = h.paginate(stmt, models.Instance, keys, dirs,
+                              limit=limit, marker_row=marker_row)
+            rows = s.execute(stmt).scalars().all()
+            return cls._from_rows(context, rows, expected_attrs)
+
+    @base.remotable_classmethod
+    def get_by_host(cls, context, host, expected_attrs=None, use_slave=False):
+        return cls.get_by_filters(context, {"host": host},
+                                  sort_key="id", sort_dir="asc",
+                                  expected_attrs=expected_attrs)
+
+    @base.remotable_classmethod
+    def get_by_host_and_node(cls, context, host, node, expected_attrs=None):
+        return cls.get_by_filters(context, {"host": host, "node": node},
+                                  sort_key="id", sort_dir="asc",
+                                  expected_attrs=expected_attrs)
+
+    @base.remotable_classmethod
+    def get_uuids_by_host(cls, context, host):
+        with db.cell_reader(context) as s:
+            return list(s.execute(sa.select(models.Instance.uuid).where(
+                models.Instance.host == host,
+                models.Instance.deleted == 0)).scalars())
+
+    @base.remotable_classmethod
+    def get_all(cls, context, expected_attrs=None):
+        return cls.get_by_filters(context, {}, sort_key="id",
+                                  sort_dir="asc",
+                                  expected_attrs=expected_attrs)
+
+    @base.remotable_classmethod
+    def get_counts(cls, context, project_id, user_id=None):
+        """Live instances, cores and ram of a project (and user)."""
+        inst = models.Instance
+
+        def _count(*where):
+            with db.cell_reader(context) as s:
+                n, cores, ram = s.execute(sa.select(
+                    sa.func.count(inst.id),
+                    sa.func.coalesce(sa.func.sum(inst.vcpus), 0),
+                    sa.func.coalesce(sa.func.sum(inst.memory_mb), 0))
+                    .where(inst.deleted == 0, *where)).one()
+            return {"instances": n, "cores": int(cores), "ram": int(ram)}
+
+        counts = {"project": _count(inst.project_id == project_id)}
+        if user_id:
+            counts["user"] = _count(inst.project_id == project_id,
+                                    inst.user_id == user_id)
+        return counts

@@ -1,6 +1,11 @@
-"""Objects: InstanceInfoCache.
-"""
+"""Objects: InstanceInfoCache (an instance's cached network_info)."""
+import sqlalchemy as sa
+
+from keel.db.cell import models
+from keel.db import session as db
+from keel import exception
 from keel.objects import base
+from keel.objects import db_helpers as h
 from keel.objects import fields
 
 
@@ -12,3 +17,67 @@ class InstanceInfoCache(base.KeelPersistentObject, base.KeelObject):
         'instance_uuid': fields.UUIDField(),
         'network_info': fields.NetworkModelField(nullable=True),
     }
+
+    @staticmethod
+    def _from_db_object(context, cache, row):
+        cache.instance_uuid = row.instance_uuid
+        cache.network_info = row.network_info or "[]"
+        for name in ("created_at", "updated_at", "deleted_at"):
+            setattr(cache, name, getattr(row, name))
+        cache.deleted = bool(row.deleted)
+        cache._context = context
+        cache.obj_reset_changes()
+        return cache
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        with db.cell_reader(context) as s:
+            row = s.execute(sa.select(models.InstanceInfoCache).where(
+                models.InstanceInfoCache.instance_uuid == instance_uuid,
+                models.InstanceInfoCache.deleted == 0)).scalars().first()
+            if row is None:
+                raise exception.InstanceInfoCacheNotFound(
+                    instance_uuid=instance_uuid)
+            return cls._from_db_object(context, cls(), row)
+
+    def _save_in_session(self, session):
+        """Write network_info in the caller's transaction (upsert)."""
+        if "network_info" not in self.obj_what_changed():
+            return
+        blob = None
+        if self.network_info is not None:
+            blob = fields.NetworkModel.to_primitive(self, "network_info",
+                                                    self.network_info)
+        row = session.execute(sa.select(models.InstanceInfoCache).where(
+            models.InstanceInfoCache.instance_uuid ==
+            self.instance_uuid)).scalars().first()
+        if row is None:
+            row = models.InstanceInfoCache(instance_uuid=self.instance_uuid)
+            session.add(row)
+        row.network_info = blob
+        row.deleted = 0
+        row.deleted_at = None
+        session.flush()
+        self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def save(self, update_cells=True):
+        with db.cell_writer(self._context) as s:
+            self._save_in_session(s)
+        self.obj_reset_changes()
+
+    @base.remotable
+    def delete(self):
+        with db.cell_writer(self._context) as s:
+            s.execute(sa.update(models.InstanceInfoCache)
+                      .where(models.InstanceInfoCache.instance_uuid ==
+                             self.instance_uuid,
+                             models.InstanceInfoCache.deleted == 0)
+                      .values(h.soft_delete_values(models.InstanceInfoCache))
+                      .execution_options(synchronize_session=False))
+
+    @base.remotable
+    def refresh(self):
+        fresh = self.get_by_instance_uuid(self._context, self.instance_uuid)
+        self.network_info = fresh.network_info
+        self.obj_reset_changes()

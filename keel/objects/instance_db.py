@@ -1,0 +1,187 @@
+"""Queries behind Instance and InstanceList.
+
+Kept apart from the object module so the object reads as behaviour and this
+reads as SQL: loading options for expected_attrs, the key/value tables, the
+compare-and-swap update on task_state/vm_state, and list filtering.
+"""
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from keel.db.cell import models
+from keel import exception
+from keel.objects import db_helpers as h
+
+# expected_attrs that are relationships of the instances row, with the
+# relationship names the model may use for each.
+_RELATIONS = {
+    "metadata": ("metadata", "metadata_items"),
+    "system_metadata": ("system_metadata",),
+    "info_cache": ("info_cache",),
+    "tags": ("tags",),
+}
+
+
+def relation_key(attr):
+    """The model's relationship name for an expected_attr."""
+    rels = sa.inspect(models.Instance).relationships
+    for key in _RELATIONS[attr]:
+        if key in rels:
+            return key
+    raise AttributeError("instances model has no %s relationship" % attr)
+
+
+def related(row, attr):
+    return getattr(row, relation_key(attr))
+
+
+def load_options(expected_attrs):
+    """One extra SELECT per relationship for a whole list (no N+1)."""
+    rels = sa.inspect(models.Instance).relationships
+    opts = [orm.selectinload(rels["extra"].class_attribute)]
+    for attr in expected_attrs or ():
+        if attr in _RELATIONS:
+            rel = rels[relation_key(attr)]
+            opts.append(orm.selectinload(rel.class_attribute))
+    return opts
+
+
+def get_by_uuid(session, context, uuid, expected_attrs):
+    stmt = sa.select(models.Instance).where(models.Instance.uuid == uuid)
+    stmt = h.filter_deleted(stmt, models.Instance, context)
+    row = session.execute(
+        stmt.options(*load_options(expected_attrs))).scalars().first()
+    if row is None:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    return row
+
+
+def get_by_id(session, context, instance_id, expected_attrs):
+    stmt = sa.select(models.Instance).where(models.Instance.id == instance_id)
+    stmt = h.filter_deleted(stmt, models.Instance, context)
+    row = session.execute(
+        stmt.options(*load_options(expected_attrs))).scalars().first()
+    if row is None:
+        raise exception.InstanceNotFound(instance_id=instance_id)
+    return row
+
+
+def sync_key_values(session, model, instance_uuid, wanted):
+    """Make the live key/value rows of ``model`` equal ``wanted``: changed
+    values are updated, dropped keys soft-deleted, new keys inserted."""
+    rows = session.execute(sa.select(model).where(
+        model.instance_uuid == instance_uuid,
+        model.deleted == 0)).scalars().all()
+    existing = {r.key: r for r in rows}
+    for key, row in existing.items():
+        if key not in wanted:
+            h.soft_delete_row(row)
+        elif row.value != wanted[key]:
+            row.value = wanted[key]
+    for key, value in wanted.items():
+        if key not in existing:
+            session.add(model(instance_uuid=instance_uuid, key=key,
+                              value=value))
+
+
+def compare_and_swap(session, uuid, values, expected_task_state=None,
+                     expected_vm_state=None):
+    """UPDATE instances SET ... WHERE uuid = ? [AND task_state IN (...)]
+    [AND vm_state IN (...)]: the state checks and the write are one
+    statement, so two racing writers cannot both win."""
+    inst = models.Instance
+    stmt = sa.update(inst).where(inst.uuid == uuid, inst.deleted == 0)
+    expected = {}
+    for column, wanted in (("task_state", expected_task_state),
+                           ("vm_state", expected_vm_state)):
+        if wanted is None:
+            continue
+        if not isinstance(wanted, (list, tuple, set)):
+            wanted = [wanted]
+        wanted = list(wanted)
+        expected[column] = wanted
+        col = getattr(inst, column)
+        conds = [col.in_([w for w in wanted if w is not None])]
+        if None in wanted:
+            conds.append(col.is_(None))
+        stmt = stmt.where(sa.or_(*conds))
+    if values:
+        stmt = stmt.values(**values)
+    else:
+        # Still a real UPDATE so the state check happens atomically.
+        stmt = stmt.values(updated_at=inst.updated_at)
+    matched = session.execute(
+        stmt.execution_options(synchronize_session=False)).rowcount
+    if matched:
+        return
+    actual = session.execute(sa.select(inst.task_state, inst.vm_state).where(
+        inst.uuid == uuid, inst.deleted == 0)).first()
+    if actual is None:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    task_state, vm_state = actual
+    if "task_state" in expected and task_state not in expected["task_state"]:
+        cls = (exception.UnexpectedDeletingTaskStateError
+               if task_state == "deleting"
+               else exception.UnexpectedTaskStateError)
+        raise cls(instance_uuid=uuid, expected=expected["task_state"],
+                  actual=task_state)
+    if "vm_state" in expected and vm_state not in expected["vm_state"]:
+        raise exception.UnexpectedVMStateError(
+            instance_uuid=uuid, expected=expected["vm_state"],
+            actual=vm_state)
+    raise exception.InstanceUpdateConflict(instance_uuid=uuid)
+
+
+# Filters compared for equality (lists mean IN), as Nova's exact filters.
+_EXACT = ("uuid", "project_id", "user_id", "host", "node", "vm_state",
+          "task_state", "image_ref", "instance_type_id", "reservation_id",
+          "key_name", "availability_zone", "launch_index", "power_state",
+          "compute_id", "locked", "hidden", "locked_by", "hostname")
+# Filters matched as regular expressions, as Nova's name filters.
+_REGEX = {"display_name": "display_name", "name": "display_name",
+          "display_description": "display_description"}
+
+
+def apply_filters(stmt, context, filters):
+    inst = models.Instance
+    filters = dict(filters or {})
+    deleted = filters.pop("deleted", None)
+    if deleted is None:
+        stmt = h.filter_deleted(stmt, inst, context)
+    elif deleted:
+        stmt = stmt.where(inst.deleted != 0)
+        if filters.pop("soft_deleted", None) is False:
+            stmt = stmt.where(inst.vm_state != "soft-delete")
+    else:
+        stmt = stmt.where(inst.deleted == 0)
+        if not filters.pop("soft_deleted", True):
+            stmt = stmt.where(sa.or_(inst.vm_state.is_(None),
+                                     inst.vm_state != "soft-delete"))
+    if "changes-since" in filters:
+        stmt = stmt.where(inst.updated_at >= filters.pop("changes-since"))
+    if "changes-before" in filters:
+        stmt = stmt.where(inst.updated_at <= filters.pop("changes-before"))
+    if "tags" in filters:
+        for tag in filters.pop("tags"):
+            stmt = stmt.where(inst.uuid.in_(
+                sa.select(models.Tag.resource_id)
+                .where(models.Tag.tag == tag)))
+    if "tags-any" in filters:
+        stmt = stmt.where(inst.uuid.in_(
+            sa.select(models.Tag.resource_id)
+            .where(models.Tag.tag.in_(filters.pop("tags-any")))))
+    for key in _EXACT:
+        if key not in filters:
+            continue
+        value = filters.pop(key)
+        col = getattr(inst, key)
+        if isinstance(value, (list, tuple, set)):
+            stmt = stmt.where(col.in_(list(value)))
+        elif value is None:
+            stmt = stmt.where(col.is_(None))
+        else:
+            stmt = stmt.where(col == value)
+    for key, column in _REGEX.items():
+        if key in filters:
+            stmt = stmt.where(getattr(inst, column).regexp_match(
+                str(filters.pop(key))))
+    return stmt

@@ -1,0 +1,166 @@
+"""Instance and InstanceList against a SQLite cell database."""
+import pytest
+from oslo_utils import uuidutils
+
+from keel import exception
+from keel import objects
+
+
+def _flavor():
+    return objects.Flavor(id=1, flavorid="1", name="m1.small", memory_mb=2048,
+                          vcpus=1, root_gb=20, ephemeral_gb=0, swap=0,
+                          rxtx_factor=1.0, vcpu_weight=None, disabled=False,
+                          is_public=True, extra_specs={}, projects=[],
+                          description=None)
+
+
+def _instance(ctx, **kw):
+    values = dict(uuid=uuidutils.generate_uuid(), project_id="fake-project",
+                  user_id="fake-user", host="host1", node="node1",
+                  vm_state="building", task_state="scheduling",
+                  memory_mb=2048, vcpus=1, display_name="vm",
+                  flavor=_flavor(), metadata={"role": "web"},
+                  system_metadata={"image_os": "cirros"},
+                  info_cache=objects.InstanceInfoCache(network_info=[]),
+                  tags=objects.TagList(objects=[objects.Tag(tag="blue")]))
+    values.update(kw)
+    inst = objects.Instance(ctx, **values)
+    inst.create()
+    return inst
+
+
+def test_create_and_load_everything(ctx):
+    inst = _instance(ctx)
+    assert inst.id and not inst.obj_what_changed()
+    got = objects.Instance.get_by_uuid(
+        ctx, inst.uuid, expected_attrs=["metadata", "system_metadata",
+                                        "info_cache", "tags", "flavor"])
+    assert got.metadata == {"role": "web"}
+    assert got.system_metadata == {"image_os": "cirros"}
+    assert got.info_cache.network_info == []
+    assert [t.tag for t in got.tags] == ["blue"]
+    assert got.flavor.name == "m1.small" and got.old_flavor is None
+    assert got.name == "instance-%08x" % got.id
+    # Not asked for: loaded lazily through the context on first access.
+    plain = objects.Instance.get_by_uuid(ctx, inst.uuid)
+    assert not plain.obj_attr_is_set("metadata")
+    assert plain.metadata == {"role": "web"}
+    with pytest.raises(exception.InstanceNotFound):
+        objects.Instance.get_by_uuid(ctx, uuidutils.generate_uuid())
+
+
+def test_save_fields_metadata_and_flavor(ctx):
+    inst = _instance(ctx)
+    inst.vm_state = "active"
+    inst.task_state = None
+    inst.metadata["role"] = "db"
+    inst.metadata["new"] = "1"
+    inst.new_flavor = _flavor()
+    inst.save()
+    assert not inst.obj_what_changed()
+    got = objects.Instance.get_by_uuid(ctx, inst.uuid,
+                                       expected_attrs=["metadata", "flavor"])
+    assert (got.vm_state, got.task_state) == ("active", None)
+    assert got.metadata == {"role": "db", "new": "1"}
+    assert got.new_flavor.flavorid == "1"
+    del got.metadata["new"]
+    got.save()
+    assert objects.Instance.get_by_uuid(
+        ctx, inst.uuid, expected_attrs=["metadata"]).metadata == {
+            "role": "db"}
+
+
+def test_expected_task_state_is_compare_and_swap(ctx):
+    inst = _instance(ctx, task_state="spawning")
+    first = objects.Instance.get_by_uuid(ctx, inst.uuid)
+    second = objects.Instance.get_by_uuid(ctx, inst.uuid)
+    first.task_state = None
+    first.vm_state = "active"
+    first.save(expected_task_state=["spawning"])
+    second.task_state = "deleting"
+    with pytest.raises(exception.UnexpectedTaskStateError) as err:
+        second.save(expected_task_state=["spawning"])
+    assert err.value.kwargs["actual"] is None
+    # The losing writer changed nothing.
+    got = objects.Instance.get_by_uuid(ctx, inst.uuid)
+    assert (got.vm_state, got.task_state) == ("active", None)
+    # [None] means "must currently be NULL".
+    got.task_state = "deleting"
+    got.save(expected_task_state=[None])
+    other = objects.Instance.get_by_uuid(ctx, inst.uuid)
+    other.task_state = "rebooting"
+    with pytest.raises(exception.UnexpectedDeletingTaskStateError):
+        other.save(expected_task_state=[None])
+    other.vm_state = "error"
+    with pytest.raises(exception.UnexpectedVMStateError):
+        other.save(expected_vm_state=["stopped"])
+
+
+def test_destroy_soft_deletes(ctx, admin_ctx):
+    inst = _instance(ctx)
+    inst.destroy()
+    assert inst.deleted is True
+    with pytest.raises(exception.InstanceNotFound):
+        objects.Instance.get_by_uuid(ctx, inst.uuid)
+    with pytest.raises(exception.InstanceNotFound):
+        inst.destroy()
+    admin_ctx.read_deleted = "yes"
+    gone = objects.Instance.get_by_uuid(admin_ctx, inst.uuid)
+    assert gone.deleted and gone.deleted_at is not None
+
+
+def test_list_filters_sort_and_paging(ctx):
+    made = [_instance(ctx, host="h1" if i < 3 else "h2",
+                      display_name="vm-%d" % i,
+                      vm_state="active" if i % 2 else "stopped")
+            for i in range(5)]
+    assert [i.uuid for i in objects.InstanceList.get_by_host(ctx, "h1")] == \
+        [i.uuid for i in made[:3]]
+    active = objects.InstanceList.get_by_filters(
+        ctx, {"vm_state": ["active"]}, sort_key="display_name",
+        sort_dir="asc")
+    assert [i.display_name for i in active] == ["vm-1", "vm-3"]
+    page1 = objects.InstanceList.get_by_filters(
+        ctx, {}, sort_keys=["display_name"], sort_dirs=["asc"], limit=2)
+    page2 = objects.InstanceList.get_by_filters(
+        ctx, {}, sort_keys=["display_name"], sort_dirs=["asc"], limit=2,
+        marker=page1[-1].uuid)
+    assert [i.display_name for i in page1] + \
+        [i.display_name for i in page2] == ["vm-0", "vm-1", "vm-2", "vm-3"]
+    assert [i.display_name for i in objects.InstanceList.get_by_filters(
+        ctx, {"display_name": "vm-[34]"}, sort_key="display_name",
+        sort_dir="asc")] == ["vm-3", "vm-4"]
+    made[0].destroy()
+    assert len(objects.InstanceList.get_by_filters(ctx, {})) == 4
+    assert len(objects.InstanceList.get_by_filters(
+        ctx, {"deleted": True})) == 1
+    with pytest.raises(exception.MarkerNotFound):
+        objects.InstanceList.get_by_filters(ctx, {}, marker="nope")
+    assert objects.InstanceList.get_counts(ctx, "fake-project") == {
+        "project": {"instances": 4, "cores": 4, "ram": 8192}}
+
+
+def test_list_loads_relations_without_n_plus_1(ctx):
+    import sqlalchemy as sa
+    from keel.db import session
+
+    for i in range(6):
+        _instance(ctx, display_name="vm-%d" % i)
+    statements = []
+
+    def _count(*args, **kwargs):
+        statements.append(args[2])
+
+    engine = session.cell_engine()
+    sa.event.listen(engine, "before_cursor_execute", _count)
+    try:
+        insts = objects.InstanceList.get_by_filters(
+            ctx, {}, expected_attrs=["metadata", "system_metadata",
+                                     "info_cache", "tags", "flavor"])
+        assert all(i.metadata == {"role": "web"} for i in insts)
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", _count)
+    selects = [s for s in statements if s.lstrip().upper().startswith(
+        "SELECT")]
+    # instances + extra + metadata + system_metadata + info_cache + tags.
+    assert len(selects) <= 6, selects
