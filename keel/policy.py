@@ -7,6 +7,7 @@ performed."), also when the token's scope is wrong for the rule.
 """
 import threading
 
+from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_policy import policy as oslo_policy
 
@@ -45,7 +46,9 @@ def reset():
 
 def get_enforcer():
     """``oslo.policy.enforcer`` entry point for the oslopolicy-* tools."""
-    if not CONF._args:  # tools call this before any parsing
+    try:  # tools call this before any parsing
+        CONF.config_file
+    except cfg.NoSuchOptError:
         CONF([], project="nova")
     return init()
 

@@ -21,6 +21,15 @@ def _config_files(env=None):
     return [f for f in files if os.path.exists(f)]
 
 
+def _parsed(conf):
+    from oslo_config import cfg
+    try:
+        conf.config_file
+    except cfg.NoSuchOptError:
+        return False
+    return True
+
+
 def init_application(name="osapi_compute"):
     """Parse configuration (once) and return the compute API WSGI app."""
     from keel.api import deploy
@@ -30,7 +39,7 @@ def init_application(name="osapi_compute"):
     global _APP
     with _LOCK:
         if _APP is None:
-            if not CONF._args and not CONF.config_file:
+            if not _parsed(CONF):
                 common.parse_args([], prog=name,
                                   default_config_files=_config_files())
             _APP = deploy.deploy(CONF)
