@@ -81,3 +81,11 @@ def paginate(stmt, model, sort_keys, sort_dirs, limit=None, marker_row=None):
 
     return db_utils.paginate_query(stmt, model, limit, sort_keys,
                                    marker=marker_row, sort_dirs=sort_dirs)
+
+
+def simple_from_db(context, obj, row):
+    """_from_db_object for objects whose fields are all plain columns."""
+    copy_columns(obj, row)
+    obj._context = context
+    obj.obj_reset_changes()
+    return obj

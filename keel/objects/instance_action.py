@@ -1,8 +1,28 @@
-"""Objects: InstanceAction, InstanceActionList, InstanceActionEvent,
-InstanceActionEventList.
-"""
+"""Objects: InstanceAction(List), InstanceActionEvent(List) — the server
+action log: one action per request on an instance, events for its steps."""
+import traceback as tb_mod
+
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from keel.db.cell import models
+from keel.db import session as db
+from keel import exception
 from keel.objects import base
+from keel.objects import db_helpers as h
 from keel.objects import fields
+
+RESULT_SUCCESS = "Success"
+RESULT_ERROR = "Error"
+
+
+def _find_action(session, instance_uuid, request_id):
+    act = models.InstanceAction
+    return session.execute(
+        sa.select(act).where(act.instance_uuid == instance_uuid,
+                             act.request_id == request_id,
+                             act.deleted == 0)
+        .order_by(act.id.desc())).scalars().first()
 
 
 @base.KeelObjectRegistry.register
@@ -22,6 +42,68 @@ class InstanceAction(base.KeelPersistentObject, base.KeelObject,
         'user_id': fields.StringField(nullable=True),
     }
 
+    _from_db_object = staticmethod(h.simple_from_db)
+
+    @staticmethod
+    def pack_action_start(context, instance_uuid, action_name):
+        return {"request_id": context.request_id,
+                "user_id": context.user_id,
+                "project_id": context.project_id,
+                "instance_uuid": instance_uuid,
+                "action": action_name,
+                "start_time": context.timestamp,
+                "updated_at": context.timestamp}
+
+    @base.remotable_classmethod
+    def get_by_request_id(cls, context, instance_uuid, request_id):
+        with db.cell_reader(context) as s:
+            row = _find_action(s, instance_uuid, request_id)
+            if row is None:
+                return None
+            return cls._from_db_object(context, cls(), row)
+
+    @base.remotable_classmethod
+    def action_start(cls, context, instance_uuid, action_name,
+                     want_result=True):
+        values = cls.pack_action_start(context, instance_uuid, action_name)
+        with db.cell_writer(context) as s:
+            row = models.InstanceAction(**values)
+            s.add(row)
+            s.flush()
+            if want_result:
+                return cls._from_db_object(context, cls(), row)
+
+    @base.remotable_classmethod
+    def action_finish(cls, context, instance_uuid, want_result=True):
+        with db.cell_writer(context) as s:
+            row = _find_action(s, instance_uuid, context.request_id)
+            if row is None:
+                raise exception.InstanceActionNotFound(
+                    request_id=context.request_id,
+                    instance_uuid=instance_uuid)
+            row.finish_time = timeutils.utcnow()
+            s.flush()
+            if want_result:
+                return cls._from_db_object(context, cls(), row)
+
+    @base.remotable
+    def finish(self):
+        with db.cell_writer(self._context) as s:
+            row = s.get(models.InstanceAction, self.id)
+            row.finish_time = timeutils.utcnow()
+            s.flush()
+            self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def create(self):
+        h.check_not_created(self)
+        values = h.changes_for_db(self, models.InstanceAction)
+        with db.cell_writer(self._context) as s:
+            row = models.InstanceAction(**values)
+            s.add(row)
+            s.flush()
+            self._from_db_object(self._context, self, row)
+
 
 @base.KeelObjectRegistry.register
 class InstanceActionList(base.ObjectListBase, base.KeelObject):
@@ -30,6 +112,32 @@ class InstanceActionList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('InstanceAction'),
     }
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid, limit=None,
+                             marker=None, filters=None):
+        """Newest first; ``marker`` is a request_id, ``filters`` may hold
+        changes-since / changes-before on updated_at."""
+        act = models.InstanceAction
+        filters = filters or {}
+        with db.cell_reader(context) as s:
+            stmt = sa.select(act).where(act.instance_uuid == instance_uuid)
+            stmt = h.filter_deleted(stmt, act, context)
+            if "changes-since" in filters:
+                stmt = stmt.where(act.updated_at >= filters["changes-since"])
+            if "changes-before" in filters:
+                stmt = stmt.where(act.updated_at <= filters["changes-before"])
+            marker_row = None
+            if marker is not None:
+                marker_row = _find_action(s, instance_uuid, marker)
+                if marker_row is None:
+                    raise exception.MarkerNotFound(marker=marker)
+            stmt = h.paginate(stmt, act, ["created_at", "id"],
+                              ["desc", "desc"], limit=limit,
+                              marker_row=marker_row)
+            rows = s.execute(stmt).scalars().all()
+            return base.obj_make_list(context, cls(context), InstanceAction,
+                                      rows)
 
 
 @base.KeelObjectRegistry.register
@@ -49,6 +157,114 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
         'traceback': fields.StringField(nullable=True),
     }
 
+    _from_db_object = staticmethod(h.simple_from_db)
+
+    @staticmethod
+    def _action_for(session, context, instance_uuid):
+        row = _find_action(session, instance_uuid, context.request_id)
+        if row is None:
+            raise exception.InstanceActionNotFound(
+                request_id=context.request_id, instance_uuid=instance_uuid)
+        return row
+
+    @base.remotable_classmethod
+    def get_by_id(cls, context, action_id, event_id):
+        with db.cell_reader(context) as s:
+            row = s.execute(sa.select(models.InstanceActionEvent).where(
+                models.InstanceActionEvent.action_id == action_id,
+                models.InstanceActionEvent.id == event_id,
+                models.InstanceActionEvent.deleted == 0)).scalars().first()
+            if row is None:
+                raise exception.InstanceActionEventNotFound(
+                    action_id=action_id, event=event_id)
+            return cls._from_db_object(context, cls(), row)
+
+    @base.remotable_classmethod
+    def event_start(cls, context, instance_uuid, event_name,
+                    want_result=True, host=None):
+        now = timeutils.utcnow()
+        with db.cell_writer(context) as s:
+            action = cls._action_for(s, context, instance_uuid)
+            # The action's updated_at tracks its latest activity.
+            action.updated_at = now
+            row = models.InstanceActionEvent(
+                action_id=action.id, event=event_name, start_time=now,
+                host=host)
+            s.add(row)
+            s.flush()
+            if want_result:
+                return cls._from_db_object(context, cls(), row)
+
+    @base.remotable_classmethod
+    def event_finish_with_failure(cls, context, instance_uuid, event_name,
+                                  exc_val=None, exc_tb=None,
+                                  want_result=None):
+        """Finish the event; with ``exc_val`` it is an 'Error' and the
+        action's message becomes 'Error' as in Nova."""
+        if exc_tb is not None and not isinstance(exc_tb, str):
+            exc_tb = "".join(tb_mod.format_tb(exc_tb))
+        now = timeutils.utcnow()
+        with db.cell_writer(context) as s:
+            action = cls._action_for(s, context, instance_uuid)
+            ev = models.InstanceActionEvent
+            row = s.execute(sa.select(ev).where(
+                ev.action_id == action.id, ev.event == event_name,
+                ev.deleted == 0).order_by(ev.id.desc())).scalars().first()
+            if row is None:
+                raise exception.InstanceActionEventNotFound(
+                    action_id=action.id, event=event_name)
+            row.finish_time = now
+            row.result = RESULT_ERROR if exc_val is not None \
+                else RESULT_SUCCESS
+            if exc_val is not None:
+                row.details = str(exc_val)
+                row.traceback = exc_tb
+                action.message = RESULT_ERROR
+            action.updated_at = now
+            s.flush()
+            if want_result:
+                return cls._from_db_object(context, cls(), row)
+
+    @base.remotable_classmethod
+    def event_finish(cls, context, instance_uuid, event_name,
+                     want_result=True):
+        return cls.event_finish_with_failure(context, instance_uuid,
+                                             event_name, exc_val=None,
+                                             exc_tb=None,
+                                             want_result=want_result)
+
+    @base.remotable
+    def finish_with_failure(self, exc_val, exc_tb):
+        with db.cell_writer(self._context) as s:
+            row = s.get(models.InstanceActionEvent, self.id)
+            row.finish_time = timeutils.utcnow()
+            row.result = RESULT_ERROR if exc_val is not None \
+                else RESULT_SUCCESS
+            if exc_val is not None:
+                row.details = str(exc_val)
+                row.traceback = exc_tb if isinstance(exc_tb, str) else None
+            s.flush()
+            self._from_db_object(self._context, self, row)
+
+    @base.remotable
+    def finish(self):
+        self.finish_with_failure(exc_val=None, exc_tb=None)
+
+    @base.remotable
+    def create(self, instance_uuid, request_id):
+        h.check_not_created(self)
+        with db.cell_writer(self._context) as s:
+            action = _find_action(s, instance_uuid, request_id)
+            if action is None:
+                raise exception.InstanceActionNotFound(
+                    request_id=request_id, instance_uuid=instance_uuid)
+            values = h.changes_for_db(self, models.InstanceActionEvent)
+            values["action_id"] = action.id
+            row = models.InstanceActionEvent(**values)
+            s.add(row)
+            s.flush()
+            self._from_db_object(self._context, self, row)
+
 
 @base.KeelObjectRegistry.register
 class InstanceActionEventList(base.ObjectListBase, base.KeelObject):
@@ -57,3 +273,14 @@ class InstanceActionEventList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('InstanceActionEvent'),
     }
+
+    @base.remotable_classmethod
+    def get_by_action(cls, context, action_id):
+        ev = models.InstanceActionEvent
+        with db.cell_reader(context) as s:
+            rows = s.execute(sa.select(ev).where(
+                ev.action_id == action_id, ev.deleted == 0)
+                .order_by(ev.created_at.desc(), ev.id.desc())
+            ).scalars().all()
+            return base.obj_make_list(context, cls(context),
+                                      InstanceActionEvent, rows)
