@@ -1,0 +1,1 @@
+"""nova-compute: the per-host service (ComputeManager 6.5) and its client."""

@@ -1,0 +1,21 @@
+"""[DEFAULT] options of the compute manager's periodic tasks (Nova's names)."""
+from oslo_config import cfg
+
+opts = [
+    cfg.IntOpt("update_resources_interval", default=0,
+               help="Seconds between resource updates to Placement by the "
+                    "resource tracker; 0 runs it at the default periodic "
+                    "interval (60 s), a negative value disables it."),
+    cfg.IntOpt("scheduler_instance_sync_interval", default=120,
+               help="Seconds between the compute's reports of its instance "
+                    "uuids to the schedulers (0 or less: every periodic "
+                    "run)."),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts)
+
+
+def list_opts():
+    return {"DEFAULT": opts}

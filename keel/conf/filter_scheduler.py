@@ -1,0 +1,21 @@
+"""[filter_scheduler]: the options of the scheduler's host filtering that
+keel implements so far (Nova's names and defaults)."""
+from oslo_config import cfg
+
+group = cfg.OptGroup("filter_scheduler", title="Filter scheduler options")
+
+opts = [
+    cfg.BoolOpt("track_instance_changes", default=True,
+                help="Computes send their instance lists to the schedulers "
+                     "(at start, on changes and periodically) so that the "
+                     "schedulers know which instances each host runs."),
+]
+
+
+def register_opts(conf):
+    conf.register_group(group)
+    conf.register_opts(opts, group=group)
+
+
+def list_opts():
+    return {group: opts}

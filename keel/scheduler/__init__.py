@@ -1,0 +1,1 @@
+"""nova-scheduler: SchedulerManager (4.5) and its client."""

@@ -1,0 +1,171 @@
+"""Scheduler RPC endpoint (4.5).
+
+Besides scheduling (added by the scheduling issue: until then a
+select_destinations call fails with NoSuchMethod), the scheduler keeps a view
+of which instances each host runs and which aggregates each host is in, fed
+by the computes' fanout casts; filters such as affinity read it.
+"""
+import collections
+import threading
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from keel.conf import CONF
+from keel import manager
+from keel.rpc import versions
+
+LOG = logging.getLogger(__name__)
+
+
+def _load_host_instances(context, host_name):
+    """The host's instances from its cell database, by uuid."""
+    from keel import context as keel_context
+    from keel import objects
+
+    mapping = objects.HostMapping.get_by_host(context, host_name)
+    with keel_context.target_cell(context, mapping.cell_mapping) as cctxt:
+        instances = objects.InstanceList.get_by_host(cctxt, host_name)
+    return {inst.uuid: inst for inst in instances}
+
+
+class HostInstanceView:
+    """host -> {"instances": {uuid: Instance}, "updated": bool}.
+
+    ``updated`` says the view was confirmed by the host itself (an update or
+    a matching sync) rather than rebuilt from the database.
+    """
+
+    def __init__(self, loader=_load_host_instances):
+        self._loader = loader
+        self._lock = threading.Lock()
+        self._hosts = {}
+
+    def _recreate(self, context, host_name):
+        try:
+            instances = self._loader(context, host_name)
+        except Exception as exc:  # noqa: BLE001 - unmapped host, cell down
+            LOG.warning("Could not load the instances of host %s (%s); "
+                        "starting from an empty view", host_name, exc)
+            instances = {}
+        self._hosts[host_name] = {"instances": instances, "updated": False}
+
+    def update(self, context, host_name, instances):
+        with self._lock:
+            info = self._hosts.get(host_name)
+            if info is not None:
+                info["instances"].update({i.uuid: i for i in instances})
+                info["updated"] = True
+            elif len(instances) > 1:
+                # A full list (compute start-up): trust it.
+                self._hosts[host_name] = {
+                    "instances": {i.uuid: i for i in instances},
+                    "updated": True}
+                LOG.info("Received the instance list of host '%s' "
+                         "(%d instances).", host_name, len(instances))
+            else:
+                self._recreate(context, host_name)
+                LOG.info("Received an update from an unknown host '%s'. "
+                         "Re-created its InstanceList.", host_name)
+
+    def delete(self, context, host_name, instance_uuid):
+        with self._lock:
+            info = self._hosts.get(host_name)
+            if info is not None:
+                info["instances"].pop(instance_uuid, None)
+                info["updated"] = True
+            else:
+                self._recreate(context, host_name)
+                LOG.info("Received a delete update from an unknown host "
+                         "'%s'. Re-created its InstanceList.", host_name)
+
+    def sync(self, context, host_name, instance_uuids):
+        with self._lock:
+            info = self._hosts.get(host_name)
+            if info is None:
+                self._recreate(context, host_name)
+                LOG.info("Received a sync request from an unknown host '%s'. "
+                         "Re-created its InstanceList.", host_name)
+                info = self._hosts[host_name]
+                if set(info["instances"]) == set(instance_uuids):
+                    info["updated"] = True
+                return
+            if set(info["instances"]) != set(instance_uuids):
+                self._recreate(context, host_name)
+                LOG.info("The instance sync for host '%s' did not match. "
+                         "Re-created its InstanceList.", host_name)
+                return
+            info["updated"] = True
+            LOG.debug("Successfully synced instances from host '%s'.",
+                      host_name)
+
+    def instances(self, host_name):
+        with self._lock:
+            info = self._hosts.get(host_name)
+            return dict(info["instances"]) if info else {}
+
+    def is_updated(self, host_name):
+        with self._lock:
+            info = self._hosts.get(host_name)
+            return bool(info and info["updated"])
+
+    def hosts(self):
+        with self._lock:
+            return sorted(self._hosts)
+
+
+class AggregateView:
+    """Aggregates by id and the aggregate ids of each host."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.by_id = {}
+        self.host_aggregates = collections.defaultdict(set)
+
+    def update(self, aggregates):
+        if not isinstance(aggregates, (list, tuple)) and \
+                not hasattr(aggregates, "objects"):
+            aggregates = [aggregates]
+        with self._lock:
+            for agg in aggregates:
+                self.by_id[agg.id] = agg
+                hosts = set(agg.hosts or [])
+                for host in hosts:
+                    self.host_aggregates[host].add(agg.id)
+                for host, ids in self.host_aggregates.items():
+                    if agg.id in ids and host not in hosts:
+                        ids.discard(agg.id)
+
+    def delete(self, aggregate):
+        with self._lock:
+            self.by_id.pop(aggregate.id, None)
+            for ids in self.host_aggregates.values():
+                ids.discard(aggregate.id)
+
+
+class SchedulerManager(manager.Manager):
+    target = messaging.Target(version=versions.SCHEDULER_TARGET)
+    service_name = "scheduler"
+
+    def __init__(self, host=None):
+        super().__init__(host=host or CONF.host, service_name="scheduler")
+        self.host_instances = HostInstanceView()
+        self.aggregates = AggregateView()
+
+    def update_aggregates(self, ctxt, aggregates):
+        self.aggregates.update(aggregates)
+
+    def delete_aggregate(self, ctxt, aggregate):
+        self.aggregates.delete(aggregate)
+
+    def update_instance_info(self, context, host_name, instance_info):
+        instances = getattr(instance_info, "objects", None)
+        if instances is None:
+            instances = [instance_info]
+        self.host_instances.update(context, host_name, list(instances))
+
+    def delete_instance_info(self, context, host_name, instance_uuid):
+        self.host_instances.delete(context, host_name, instance_uuid)
+
+    def sync_instance_info(self, context, host_name, instance_uuids):
+        self.host_instances.sync(context, host_name, instance_uuids)
