@@ -125,6 +125,13 @@ def _register_cli_opt(conf):
         conf.register_cli_opt(_CATEGORY_OPT)
 
 
+def _unregister_cli_opt(conf):
+    # Leave the process's CONF as we found it: a later parse (other
+    # commands in one test run, the all-in-one) must not expect a category.
+    conf.clear()
+    conf.unregister_opt(_CATEGORY_OPT)
+
+
 def _action():
     fn = CONF.category.action_fn
     kwargs = {}
@@ -137,6 +144,13 @@ def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     _discover()
     _register_cli_opt(CONF)
+    try:
+        return _run(argv)
+    finally:
+        _unregister_cli_opt(CONF)
+
+
+def _run(argv):
     logging.set_defaults(default_log_levels=(
         logging.get_default_log_levels() + _EXTRA_DEFAULT_LOG_LEVELS))
     try:

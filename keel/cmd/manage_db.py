@@ -1,5 +1,6 @@
 """``keel manage db ...`` and ``keel manage api_db ...`` (as nova-manage)."""
 from keel.cmd import manage
+from keel.conf import CONF
 from keel.db import migration
 from keel.db import session
 
@@ -25,6 +26,15 @@ def cell0_connection():
         return cell0.database_connection if cell0 else None
 
 
+def _configured(group):
+    """The connection of [group], or print Nova-style advice and None."""
+    url = getattr(CONF, group).connection
+    if not url:
+        print(f"ERROR: [{group}]/connection is not set in the "
+              "configuration file.")
+    return url
+
+
 @manage.category("db")
 class DbCommands:
     """Class for managing the main database."""
@@ -36,6 +46,8 @@ class DbCommands:
                  help="Database version")
     def sync(self, version=None, local_cell=False):
         """Sync the database up to the most recent version."""
+        if not _configured("database"):
+            return 1
         if not local_cell:
             # As Nova: the fan-out only covers cell0 besides the local cell.
             try:
@@ -53,6 +65,8 @@ class DbCommands:
 
     def version(self):
         """Print the current database version."""
+        if not _configured("database"):
+            return 1
         print(migration.db_version(migration.MAIN))
         return 0
 
@@ -65,10 +79,14 @@ class ApiDbCommands:
                  help="Database version")
     def sync(self, version=None):
         """Sync the database up to the most recent version."""
+        if not _configured("api_database"):
+            return 1
         migration.db_sync(migration.API, version)
         return 0
 
     def version(self):
         """Print the current database version."""
+        if not _configured("api_database"):
+            return 1
         print(migration.db_version(migration.API))
         return 0
