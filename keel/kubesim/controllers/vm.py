@@ -1,0 +1,278 @@
+"""virt-controller's VirtualMachine loop: DataVolume templates, run strategies, state change
+and volume requests, and the VM status (printableStatus, created, ready, conditions)."""
+import copy
+
+from .. import errors
+from .. import kubevirt as kv
+from .. import meta
+from ..virtapi import add_volume_to_spec, remove_volume_from_spec
+
+
+def printable_status(vm, vmi, dvs, pods):
+    """The table of virt-controller's setPrintableStatus, most specific state first."""
+    md = vm["metadata"]
+    status = vm.get("status") or {}
+    if md.get("deletionTimestamp"):
+        return "Terminating"
+    requests = status.get("stateChangeRequests") or []
+    if vmi is not None and not kv.is_final(vmi):
+        stopping = vmi["metadata"].get("deletionTimestamp") or any(
+            r.get("action") == "Stop" for r in requests)
+        if stopping:
+            return "Stopping"
+        mig = (vmi.get("status") or {}).get("migrationState")
+        if mig and not mig.get("completed") and not mig.get("failed"):
+            return "Migrating"
+        if kv.is_paused(vmi):
+            return "Paused"
+        if kv.phase(vmi) == "Running":
+            return "Running"
+    if any((dv.get("status") or {}).get("phase") == "Failed" for dv in dvs):
+        return "DataVolumeError"
+    if vmi is not None and not kv.is_final(vmi):
+        cond = meta.get_condition(vmi, "PodScheduled")
+        if cond and cond.get("status") == "False" and cond.get("reason") == "Unschedulable":
+            return "ErrorUnschedulable"
+        for pod in pods:
+            for cs in (pod.get("status") or {}).get("containerStatuses") or []:
+                reason = ((cs.get("state") or {}).get("waiting") or {}).get("reason")
+                if reason in ("ErrImagePull", "ImagePullBackOff", "CrashLoopBackOff"):
+                    return reason
+        return "Starting"
+    if status.get("startFailure"):
+        return "CrashLoopBackOff"
+    wants = kv.run_strategy(vm) in ("Always", "RerunOnFailure") or any(
+        r.get("action") == "Start" for r in requests)
+    if wants and vmi is None:
+        if any((dv.get("status") or {}).get("phase") != "Succeeded" for dv in dvs):
+            return "Provisioning"
+        return "Starting"
+    return "Stopped"
+
+
+class VMController:
+    def __init__(self, sim):
+        self.sim = sim
+        self.store = sim.store
+
+    def step(self):
+        items, _ = self.store.items(kv.VM)
+        for vm in items:
+            try:
+                self._sync(vm)
+            except errors.ApiError:
+                pass  # a racing client write; the next step sees the new state
+
+    def _sync(self, vm):
+        ns, name = kv.ns_name(vm)
+        md = vm["metadata"]
+        vmi = self.store.raw(kv.VMI, ns, name)
+        if vmi is not None and not _owned_by(vmi, vm):
+            vmi = None  # a VMI of that name that this VM did not create is not ours
+        if md.get("deletionTimestamp"):
+            if vmi is not None and not vmi["metadata"].get("deletionTimestamp"):
+                self.store.delete(kv.VMI, ns, name)
+            elif vmi is None and kv.VMI_FINALIZER in (md.get("finalizers") or []):
+                self.store.finalize(kv.VM, ns, name, kv.VMI_FINALIZER)
+            self._status(ns, name)
+            return
+        if kv.VMI_FINALIZER not in (md.get("finalizers") or []):
+            self.store.mutate(kv.VM, ns, name, _add_finalizer)
+        dvs = self._ensure_datavolumes(vm)
+        self._apply_volume_requests(vm, vmi)
+        vm = self.store.raw(kv.VM, ns, name)
+        self._run(vm, vmi, dvs)
+        self._status(ns, name)
+
+    # -- DataVolume templates --------------------------------------------------------------
+    def _ensure_datavolumes(self, vm):
+        ns = vm["metadata"]["namespace"]
+        out = []
+        for tmpl in (vm.get("spec") or {}).get("dataVolumeTemplates") or []:
+            dv_name = (tmpl.get("metadata") or {}).get("name")
+            if not dv_name:
+                continue
+            dv = self.store.raw(kv.DV, ns, dv_name)
+            if dv is None:
+                body = {"metadata": copy.deepcopy(tmpl.get("metadata") or {}),
+                        "spec": copy.deepcopy(tmpl.get("spec") or {})}
+                body["metadata"]["ownerReferences"] = [meta.owner_ref(vm)]
+                body["metadata"].pop("namespace", None)
+                dv = self.store.create(kv.DV, ns, body, internal=True)
+            out.append(dv)
+        return out
+
+    # -- volume requests (addvolume/removevolume on the VM) --------------------------------
+    def _apply_volume_requests(self, vm, vmi):
+        requests = (vm.get("status") or {}).get("volumeRequests") or []
+        if not requests:
+            return
+        ns, name = kv.ns_name(vm)
+
+        def apply_all(spec):
+            for r in requests:
+                if r.get("addVolumeOptions"):
+                    opts = r["addVolumeOptions"]
+                    if opts["name"] not in {v.get("name") for v in spec.get("volumes") or []}:
+                        add_volume_to_spec(spec, opts)
+                elif r.get("removeVolumeOptions"):
+                    remove_volume_from_spec(spec, r["removeVolumeOptions"]["name"])
+
+        def on_vm(obj):
+            apply_all(obj["spec"].setdefault("template", {}).setdefault("spec", {}))
+            obj["status"].pop("volumeRequests", None)
+            return obj
+        self.store.mutate(kv.VM, ns, name, on_vm)
+        if vmi is not None and not kv.is_final(vmi):
+            def on_vmi(obj):
+                apply_all(obj.setdefault("spec", {}))
+                return obj
+            self.store.mutate(kv.VMI, ns, name, on_vmi)
+
+    # -- run strategy ----------------------------------------------------------------------
+    def _run(self, vm, vmi, dvs):
+        ns, name = kv.ns_name(vm)
+        requests = (vm.get("status") or {}).get("stateChangeRequests") or []
+        if requests:
+            req = requests[0]
+            if req.get("action") == "Stop":
+                if vmi is not None and (not req.get("uid") or req["uid"] == vmi["metadata"]["uid"]):
+                    if not vmi["metadata"].get("deletionTimestamp"):
+                        self.store.delete(kv.VMI, ns, name)
+                    return  # the request stays until the VMI is gone
+                self._pop_request(ns, name)
+                return
+            if req.get("action") == "Start":
+                if vmi is not None:
+                    if kv.is_final(vmi) and not vmi["metadata"].get("deletionTimestamp"):
+                        self.store.delete(kv.VMI, ns, name)
+                    return
+                if kv.run_strategy(vm) == "Halted":
+                    self._set_strategy(ns, name, "Always")
+                if self._create_vmi(vm, dvs, paused=(req.get("data") or {}).get("paused")):
+                    self._pop_request(ns, name)
+                return
+        strategy = kv.run_strategy(vm)
+        if strategy == "Halted":
+            if vmi is not None and not vmi["metadata"].get("deletionTimestamp"):
+                self.store.delete(kv.VMI, ns, name)
+        elif strategy in ("Always", "RerunOnFailure", "Once"):
+            if vmi is None:
+                if strategy != "Once" or not (vm.get("status") or {}).get("created"):
+                    self._create_vmi(vm, dvs)
+            elif not vmi["metadata"].get("deletionTimestamp"):
+                restart = (kv.is_final(vmi) if strategy == "Always"
+                           else kv.phase(vmi) == "Failed" if strategy == "RerunOnFailure"
+                           else False)
+                if restart:
+                    self.store.delete(kv.VMI, ns, name)
+
+    def _pop_request(self, ns, name):
+        def pop(obj):
+            reqs = obj["status"].get("stateChangeRequests") or []
+            if reqs[1:]:
+                obj["status"]["stateChangeRequests"] = reqs[1:]
+            else:
+                obj["status"].pop("stateChangeRequests", None)
+            return obj
+        self.store.mutate(kv.VM, ns, name, pop)
+
+    def _set_strategy(self, ns, name, strategy):
+        def apply(obj):
+            if "running" in obj["spec"] and "runStrategy" not in obj["spec"]:
+                obj["spec"]["running"] = strategy == "Always"
+            else:
+                obj["spec"]["runStrategy"] = strategy
+            return obj
+        self.store.mutate(kv.VM, ns, name, apply)
+
+    def _create_vmi(self, vm, dvs, paused=False):
+        # virt-controller waits for the VM's DataVolumes before creating the VMI.
+        if any((dv.get("status") or {}).get("phase") != "Succeeded" for dv in dvs):
+            return False
+        ns, name = kv.ns_name(vm)
+        tmpl = (vm.get("spec") or {}).get("template") or {}
+        tmd = tmpl.get("metadata") or {}
+        body = {"metadata": {"name": name, "labels": copy.deepcopy(tmd.get("labels") or {}),
+                             "annotations": copy.deepcopy(tmd.get("annotations") or {}),
+                             "ownerReferences": [meta.owner_ref(vm)],
+                             "finalizers": [kv.VMI_FINALIZER]},
+                "spec": copy.deepcopy(tmpl.get("spec") or {}),
+                "status": {"phase": "Pending",
+                           "phaseTransitionTimestamps": [{"phase": "Pending",
+                                                          "phaseTransitionTimestamp": meta.now()}]}}
+        if paused:
+            body["spec"]["startStrategy"] = "Paused"
+        body["metadata"]["labels"]["vm.kubevirt.io/name"] = name
+        try:
+            self.store.create(kv.VMI, ns, body, internal=True)
+        except errors.ApiError as exc:
+            if exc.code != 409:
+                raise
+        return True
+
+    # -- status ----------------------------------------------------------------------------
+    def _status(self, ns, name):
+        vm = self.store.raw(kv.VM, ns, name)
+        if vm is None:
+            return
+        vmi = self.store.raw(kv.VMI, ns, name)
+        if vmi is not None and not _owned_by(vmi, vm):
+            vmi = None
+        dvs = [d for d in (self.store.raw(kv.DV, ns, (t.get("metadata") or {}).get("name"))
+                           for t in (vm.get("spec") or {}).get("dataVolumeTemplates") or [])
+               if d is not None]
+        pods = self.sim.launcher_pods(vmi) if vmi is not None else []
+
+        def apply(obj):
+            st = obj.setdefault("status", {})
+            st["printableStatus"] = printable_status(obj, vmi, dvs, pods)
+            st["created"] = vmi is not None
+            ready = (vmi is not None and kv.phase(vmi) == "Running" and
+                     (meta.get_condition(vmi, "Ready") or {}).get("status") == "True")
+            st["ready"] = ready
+            st["runStrategy"] = kv.run_strategy(obj)
+            st["desiredGeneration"] = obj["metadata"].get("generation", 1)
+            if vmi is not None:
+                st["observedGeneration"] = obj["metadata"].get("generation", 1)
+            meta.set_condition(obj, "Ready", "True" if ready else "False",
+                               "" if ready else ("VMINotExists" if vmi is None else "PodNotReady"))
+            if kv.is_paused(vmi):
+                meta.set_condition(obj, "Paused", "True", "PausedByUser", "VMI was paused by user")
+            else:
+                meta.remove_condition(obj, "Paused")
+            failed_dv = next((d for d in dvs if (d.get("status") or {}).get("phase") == "Failed"),
+                             None)
+            if failed_dv is not None:
+                meta.set_condition(obj, "Failure", "True", "DataVolumeError",
+                                   f"DataVolume {failed_dv['metadata']['name']} failed")
+            elif st["printableStatus"] == "ErrorUnschedulable":
+                meta.set_condition(obj, "Failure", "True", "Unschedulable",
+                                   (meta.get_condition(vmi, "PodScheduled") or {}).get("message", ""))
+            else:
+                meta.remove_condition(obj, "Failure")
+            if vmi is not None and (vmi.get("status") or {}).get("volumeStatus"):
+                st["volumeSnapshotStatuses"] = [{"name": v["name"], "enabled": False}
+                                                for v in vmi["status"]["volumeStatus"]]
+            return obj
+        self.store.mutate(kv.VM, ns, name, apply)
+
+
+def _owned_by(vmi, vm):
+    refs = vmi["metadata"].get("ownerReferences") or []
+    return any(r.get("uid") == vm["metadata"]["uid"] for r in refs)
+
+
+def _add_finalizer(obj):
+    obj["metadata"].setdefault("finalizers", []).append(kv.VMI_FINALIZER)
+    return obj
+
+
+class VMStatusController(VMController):
+    def step(self):
+        items, _ = self.store.items(kv.VM)
+        for vm in items:
+            try:
+                self._status(*kv.ns_name(vm))
+            except errors.ApiError:
+                pass
