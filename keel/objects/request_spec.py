@@ -1,8 +1,24 @@
-"""Objects: RequestSpec, Destination, SchedulerRetries, SchedulerLimits,
-RequestGroup, RequestLevelParams.
+"""Objects: RequestSpec and what it carries to the scheduler: Destination,
+SchedulerRetries, SchedulerLimits, RequestGroup, RequestLevelParams.
+
+request_specs.spec holds the JSON of the RequestSpec primitive, exactly as
+Nova stores it, minus the per-request parts Nova does not persist.
 """
+from oslo_serialization import jsonutils
+import sqlalchemy as sa
+
+from keel.db.api import models
+from keel.db import session as db
+from keel import exception
 from keel.objects import base
+from keel.objects import db_helpers as h
 from keel.objects import fields
+
+# Only meaningful for one scheduling request, so never stored.
+_NOT_PERSISTED_NONE = ("retry", "requested_destination",
+                       "requested_resources", "ignore_hosts")
+_NOT_PERSISTED_DROP = ("network_metadata", "requested_networks",
+                       "request_level_params")
 
 
 @base.KeelObjectRegistry.register
@@ -39,6 +55,109 @@ class RequestSpec(base.KeelObject):
         'security_groups': fields.ObjectField('SecurityGroupList'),
         'user_id': fields.StringField(nullable=True),
     }
+
+    def _set_transient_defaults(self):
+        """Fields not persisted get their empty values after a load."""
+        from keel import objects
+
+        if not self.obj_attr_is_set("network_metadata"):
+            self.network_metadata = objects.NetworkMetadata(
+                physnets=set(), tunneled=False)
+        if not self.obj_attr_is_set("requested_networks"):
+            self.requested_networks = objects.NetworkRequestList(objects=[])
+        if not self.obj_attr_is_set("request_level_params"):
+            self.request_level_params = objects.RequestLevelParams()
+        for name in _NOT_PERSISTED_NONE:
+            if not self.obj_attr_is_set(name):
+                setattr(self, name, None)
+
+    @classmethod
+    def _from_db_object(cls, context, spec, row):
+        stored = cls.obj_from_primitive(jsonutils.loads(row.spec))
+        for name in spec.fields:
+            if name != "id" and stored.obj_attr_is_set(name):
+                setattr(spec, name, getattr(stored, name))
+        spec.id = row.id
+        spec.instance_uuid = row.instance_uuid
+        spec._set_transient_defaults()
+        spec._context = context
+        spec.obj_reset_changes(recursive=True)
+        return spec
+
+    def _spec_blob(self):
+        spec = self.obj_clone()
+        if spec.obj_attr_is_set("instance_group") and spec.instance_group:
+            # Members and hosts are looked up fresh; don't freeze them.
+            spec.instance_group.members = None
+            spec.instance_group.hosts = None
+        for name in _NOT_PERSISTED_NONE:
+            if spec.obj_attr_is_set(name) and getattr(spec, name):
+                setattr(spec, name, None)
+        for name in _NOT_PERSISTED_DROP:
+            if spec.obj_attr_is_set(name):
+                delattr(spec, name)
+        if spec.obj_attr_is_set("id"):
+            delattr(spec, "id")
+        return jsonutils.dumps(spec.obj_to_primitive())
+
+    def get_scheduler_hint(self, hint_name, default=None):
+        hints = self.scheduler_hints if self.obj_attr_is_set(
+            "scheduler_hints") else None
+        value = (hints or {}).get(hint_name, default)
+        if isinstance(value, list) and len(value) == 1:
+            return value[0]
+        return value
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        with db.api_reader(context) as s:
+            row = s.execute(sa.select(models.RequestSpec).filter_by(
+                instance_uuid=instance_uuid)).scalars().first()
+            if row is None:
+                raise exception.RequestSpecNotFound(
+                    instance_uuid=instance_uuid)
+            return cls._from_db_object(context, cls(), row)
+
+    @base.remotable_classmethod
+    def get_by_instance_uuids(cls, context, instance_uuids):
+        with db.api_reader(context) as s:
+            rows = s.execute(sa.select(models.RequestSpec).where(
+                models.RequestSpec.instance_uuid.in_(instance_uuids))
+                .order_by(models.RequestSpec.id)).scalars().all()
+            return [cls._from_db_object(context, cls(), r) for r in rows]
+
+    @base.remotable
+    def create(self):
+        h.check_not_created(self)
+        with db.api_writer(self._context) as s:
+            row = models.RequestSpec(instance_uuid=self.instance_uuid,
+                                     spec=self._spec_blob())
+            s.add(row)
+            s.flush()
+            self.id = row.id
+        self.obj_reset_changes(recursive=True)
+
+    @base.remotable
+    def save(self):
+        if not self.obj_what_changed():
+            return
+        with db.api_writer(self._context) as s:
+            row = s.execute(sa.select(models.RequestSpec).filter_by(
+                instance_uuid=self.instance_uuid)).scalars().first()
+            if row is None:
+                raise exception.RequestSpecNotFound(
+                    instance_uuid=self.instance_uuid)
+            row.spec = self._spec_blob()
+        self.obj_reset_changes(recursive=True)
+
+    @base.remotable
+    def destroy(self):
+        with db.api_writer(self._context) as s:
+            gone = s.execute(sa.delete(models.RequestSpec).filter_by(
+                instance_uuid=self.instance_uuid)).rowcount
+        if not gone:
+            raise exception.RequestSpecNotFound(
+                instance_uuid=self.instance_uuid)
 
 
 @base.KeelObjectRegistry.register
