@@ -12,6 +12,8 @@ never touches a database.
 """
 import contextlib
 import datetime
+import functools
+import traceback
 
 from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovoo_base
@@ -183,6 +185,36 @@ def obj_equal_prims(obj_1, obj_2, ignore=None):
     keys = ["nova_object.changes"] + list(ignore or [])
     return (_strip(obj_1.obj_to_primitive(), keys) ==
             _strip(obj_2.obj_to_primitive(), keys))
+
+
+def serialize_args(fn):
+    """Make exceptions, tracebacks and datetimes RPC-safe before a
+    remotable (class)method sends them: exc_val -> its message, exc_tb ->
+    the formatted traceback, datetimes -> ISO strings (as Nova)."""
+
+    def _plain(key, value):
+        if key == "exc_val" and value is not None and \
+                not isinstance(value, str):
+            fmt = getattr(value, "format_message", None)
+            return fmt() if fmt else str(value)
+        if key == "exc_tb" and value is not None and \
+                not isinstance(value, str):
+            return "".join(traceback.format_tb(value))
+        if isinstance(value, datetime.datetime):
+            return value.isoformat()
+        return value
+
+    def wrapper(obj, *args, **kwargs):
+        args = [_plain(None, a) for a in args]
+        kwargs = {k: _plain(k, v) for k, v in kwargs.items()}
+        if callable(fn):
+            return fn(obj, *args, **kwargs)
+        return fn.__get__(None, obj)(*args, **kwargs)
+
+    wrapper.original_fn = fn
+    if callable(fn):
+        return functools.wraps(fn)(wrapper)
+    return classmethod(wrapper)
 
 
 def get_soft_deleted_value(deleted):

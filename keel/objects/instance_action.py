@@ -195,6 +195,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
             if want_result:
                 return cls._from_db_object(context, cls(), row)
 
+    @base.serialize_args
     @base.remotable_classmethod
     def event_finish_with_failure(cls, context, instance_uuid, event_name,
                                   exc_val=None, exc_tb=None,
