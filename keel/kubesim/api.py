@@ -184,7 +184,10 @@ class App:
                 opts["orphanDependents"] = _truthy(req.query["orphanDependents"])
             dry = dry or opts.get("dryRun") == ["All"]
             obj, now = store.delete(rt, r.ns, r.name, opts, dry_run=dry)
-            return h.send_json(200 if now else 202, _out(rt, obj))
+            # Like the apiserver: 202 only for a pending delete that explicitly asked
+            # orphanDependents=false; everything else answers 200 with the object.
+            accepted = not now and opts.get("orphanDependents") is False
+            return h.send_json(202 if accepted else 200, _out(rt, obj))
         if r.verb == "deletecollection":
             opts = req.json(default={}) or {}
             lm = selectors.parse_labels(req.query.get("labelSelector"))
