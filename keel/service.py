@@ -253,7 +253,7 @@ class Service:
                         self.binary, self.host, exc)
 
 
-def check_broker(retries=BROKER_START_RETRIES):
+def check_broker(retries=None):
     """Reach the default broker once, with bounded retries.
 
     A publish with ``retry`` set is the one oslo.messaging operation that
@@ -261,11 +261,13 @@ def check_broker(retries=BROKER_START_RETRIES):
     it tells at start whether the broker is there. Nothing consumes the
     probe topic; the broker drops the message.
     """
+    if retries is None:
+        retries = BROKER_START_RETRIES
     client = rpc_transport.get_client(messaging.Target(topic="keel-probe"))
     try:
         client.prepare(retry=retries).cast(
             keel_context.get_admin_context(), "ping")
-    except messaging.MessageDeliveryFailure as exc:
+    except Exception as exc:  # noqa: BLE001 - kombu/amqp errors leak too
         raise StartupError(
             f"message broker at {_safe_url(CONF.transport_url)} unreachable "
             f"after {retries} attempts: {exc}")

@@ -1,0 +1,60 @@
+"""The scheduler's host -> instances and host -> aggregates views."""
+from keel import context as keel_context
+from keel import objects
+from keel.scheduler import manager as scheduler_manager
+
+
+def _inst(uuid):
+    return objects.Instance(uuid=uuid, host="h1")
+
+
+def test_instance_view_follows_updates_deletes_and_syncs():
+    loads = []
+
+    def loader(ctxt, host):
+        loads.append(host)
+        return {"db-1": _inst("db-1")}
+    view = scheduler_manager.HostInstanceView(loader=loader)
+    ctxt = keel_context.get_admin_context()
+    # A full list from a starting compute is trusted as is.
+    view.update(ctxt, "h1", [_inst("a"), _inst("b")])
+    assert set(view.instances("h1")) == {"a", "b"}
+    assert view.is_updated("h1") and loads == []
+    view.update(ctxt, "h1", [_inst("c")])
+    view.delete(ctxt, "h1", "a")
+    assert set(view.instances("h1")) == {"b", "c"}
+    view.sync(ctxt, "h1", ["c", "b"])
+    assert view.is_updated("h1") and loads == []
+    # A sync that disagrees rebuilds the host's view from the database.
+    view.sync(ctxt, "h1", ["b"])
+    assert loads == ["h1"]
+    assert set(view.instances("h1")) == {"db-1"}
+    assert not view.is_updated("h1")
+    # An unknown host is loaded once, then confirmed by its sync.
+    view.sync(ctxt, "h2", ["db-1"])
+    assert loads == ["h1", "h2"] and view.is_updated("h2")
+    assert view.hosts() == ["h1", "h2"]
+
+
+def test_instance_view_survives_an_unloadable_host():
+    def loader(ctxt, host):
+        raise RuntimeError("cell down")
+    view = scheduler_manager.HostInstanceView(loader=loader)
+    ctxt = keel_context.get_admin_context()
+    view.update(ctxt, "h9", [])
+    assert view.instances("h9") == {} and view.hosts() == ["h9"]
+    view.sync(ctxt, "h9", [])
+    assert view.is_updated("h9")
+
+
+def test_aggregate_view():
+    view = scheduler_manager.AggregateView()
+    agg = objects.Aggregate(id=1, name="a", hosts=["h1", "h2"], metadata={})
+    view.update([agg])
+    assert view.host_aggregates["h1"] == {1}
+    agg2 = objects.Aggregate(id=1, name="a", hosts=["h2"], metadata={})
+    view.update(agg2)
+    assert view.host_aggregates["h1"] == set()
+    assert view.host_aggregates["h2"] == {1}
+    view.delete(agg2)
+    assert view.by_id == {} and view.host_aggregates["h2"] == set()
