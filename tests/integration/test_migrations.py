@@ -1,0 +1,126 @@
+"""Both migration trees on SQLite, MariaDB (PyMySQL) and PostgreSQL
+(psycopg 3): ``keel manage api_db|db sync`` twice (the second a no-op) and
+``version``; one run through the installed ``keel`` command."""
+import os
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
+
+from keel.cmd import manage
+from keel.db.api import models as api_models
+from keel.db.cell import models as cell_models
+from keel.db import migration
+from keel.db import session
+from tests.fixtures import databases
+
+pytestmark = pytest.mark.integration
+
+BACKENDS = ["sqlite", "mysql", "postgresql"]
+
+
+@pytest.fixture
+def dbs(tmp_path):
+    urls = []
+
+    def make(backend, prefix):
+        urls.append(databases.create(backend, prefix, tmp_path))
+        return urls[-1]
+    yield make
+    session.reset()
+    for url in urls:
+        databases.drop(url)
+
+
+def schema(url):
+    """Every table with its columns, indexes and unique constraints."""
+    eng = sa.create_engine(url)
+    try:
+        insp = sa.inspect(eng)
+        return {t: (sorted((c["name"], str(c["type"]), c["nullable"])
+                           for c in insp.get_columns(t)),
+                    sorted(str(sorted(i.items()))
+                           for i in insp.get_indexes(t)),
+                    sorted(str(sorted(u.items()))
+                           for u in insp.get_unique_constraints(t)))
+                for t in insp.get_table_names()}
+    finally:
+        eng.dispose()
+
+
+def write_conf(tmp_path, api_url, cell_url):
+    conf = tmp_path / "nova.conf"
+    conf.write_text(f"[api_database]\nconnection = {api_url}\n"
+                    f"[database]\nconnection = {cell_url}\n")
+    return conf
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sync_twice_and_version(backend, dbs, tmp_path, capsys):
+    api_url, cell_url = dbs(backend, "nova_api"), dbs(backend, "nova")
+    conf = write_conf(tmp_path, api_url, cell_url)
+
+    def run(*argv):
+        return manage.main(["--config-file", str(conf), *argv])
+
+    capsys.readouterr()
+    assert run("api_db", "version") == 0
+    assert run("db", "version") == 0
+    assert capsys.readouterr().out.split() == ["None", "None"]
+
+    assert run("api_db", "sync") == 0
+    assert run("db", "sync", "--local_cell") == 0
+    first = {"api": schema(api_url), "main": schema(cell_url)}
+    assert set(first["api"]) == \
+        set(api_models.Base.metadata.tables) | {"alembic_version"}
+    assert set(first["main"]) == \
+        set(cell_models.Base.metadata.tables) | {"alembic_version"}
+
+    capsys.readouterr()
+    assert run("api_db", "sync") == 0
+    assert run("db", "sync", "--local_cell") == 0
+    assert {"api": schema(api_url), "main": schema(cell_url)} == first
+    assert run("api_db", "version") == 0
+    assert run("db", "version") == 0
+    assert capsys.readouterr().out.split()[-2:] == [
+        migration.BASELINE["api"], migration.BASELINE["main"]]
+
+
+@pytest.mark.parametrize("backend", ["mysql", "postgresql"])
+def test_models_work_on_the_migrated_schema(backend, dbs):
+    """Soft delete and the shared PostgreSQL enum types on real servers."""
+    url = dbs(backend, "nova")
+    migration.db_sync("main", connection=url)
+    eng = sa.create_engine(url)
+    try:
+        with sa.orm.Session(eng) as s:
+            inst = cell_models.Instance(uuid="i-1", locked_by="admin")
+            s.add(inst)
+            s.add(cell_models.Migration(instance_uuid="i-1",
+                                        migration_type="resize"))
+            s.commit()
+            inst.soft_delete(s)
+            s.commit()
+            assert inst.deleted == inst.id
+            shadow = cell_models.Base.metadata.tables["shadow_migrations"]
+            s.execute(shadow.insert().values(id=1, migration_type="resize",
+                                             deleted=1))
+            s.commit()
+    finally:
+        eng.dispose()
+
+
+def test_keel_command_in_a_separate_process(dbs, tmp_path):
+    api_url, cell_url = dbs("mysql", "nova_api"), dbs("mysql", "nova")
+    conf = write_conf(tmp_path, api_url, cell_url)
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    keel = [sys.executable, "-m", "keel.cmd.main", "manage",
+            "--config-file", str(conf)]
+    done = subprocess.run(keel + ["api_db", "sync"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run(keel + ["api_db", "version"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert done.stdout.strip().splitlines()[-1] == migration.BASELINE["api"]
