@@ -351,3 +351,8 @@ class UnexpectedVMStateError(NovaException):
 class InstanceInfoCacheNotFound(NotFound):
     msg_fmt = ("Info cache for instance %(instance_uuid)s could not be "
                "found.")
+
+
+class VolumeBDMIsMultiattach(Invalid):
+    msg_fmt = ("Volume %(volume_id)s is attached to more than one instance; "
+               "look up its block device mapping with the instance.")
