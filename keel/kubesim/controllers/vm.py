@@ -15,11 +15,12 @@ def printable_status(vm, vmi, dvs, pods):
     if md.get("deletionTimestamp"):
         return "Terminating"
     requests = status.get("stateChangeRequests") or []
+    if vmi is not None and (vmi["metadata"].get("deletionTimestamp") or any(
+            r.get("action") == "Stop" and r.get("uid") == vmi["metadata"]["uid"]
+            for r in requests)):
+        # Until the VMI object is gone the VM is Stopping, even once the guest is down.
+        return "Stopping"
     if vmi is not None and not kv.is_final(vmi):
-        stopping = vmi["metadata"].get("deletionTimestamp") or any(
-            r.get("action") == "Stop" for r in requests)
-        if stopping:
-            return "Stopping"
         mig = (vmi.get("status") or {}).get("migrationState")
         if mig and not mig.get("completed") and not mig.get("failed"):
             return "Migrating"
