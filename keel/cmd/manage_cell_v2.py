@@ -127,6 +127,22 @@ def _instance_mapping_count(cell_id):
             im.cell_id == cell_id))
 
 
+def _host_mapping(host):
+    with session.api_reader(_ctx()) as s:
+        hm = s.scalars(sa.select(api_models.HostMapping).filter_by(
+            host=host)).first()
+        if hm is None:
+            raise exception.HostMappingNotFound(name=host)
+        s.expunge(hm)
+        return hm
+
+
+def _destroy_host_mapping(host_mapping_id):
+    with session.api_writer(_ctx()) as s:
+        s.execute(sa.delete(api_models.HostMapping).where(
+            api_models.HostMapping.id == host_mapping_id))
+
+
 def _destroy_cell(cell_id):
     """Delete a cell mapping with its instance and host mappings."""
     with session.api_writer(_ctx()) as s:
@@ -168,6 +184,13 @@ def _live_instance_count(cell):
     with _cell_db(cell) as s:
         return s.scalar(sa.select(sa.func.count(inst.id)).where(
             inst.deleted == 0))
+
+
+def _instances_on_host(cell, host):
+    inst = cell_models.Instance
+    with _cell_db(cell) as s:
+        return s.scalar(sa.select(sa.func.count(inst.id)).where(
+            inst.deleted == 0, inst.host == host))
 
 
 def _compute_service_hosts(cell):
@@ -539,4 +562,36 @@ class CellV2Commands:
             table.add_row([hm.cell_mapping.name, hm.cell_mapping.uuid,
                            hm.host])
         print(table)
+        return 0
+
+    @manage.args("--cell_uuid", metavar="<cell_uuid>", dest="cell_uuid",
+                 required=True, help="The uuid of the cell.")
+    @manage.args("--host", metavar="<host>", dest="host", required=True,
+                 help="The host to delete.")
+    def delete_host(self, cell_uuid, host):
+        """Delete a host in a cell (host mappings) by the given host name.
+
+        Exit codes: 1 cell not found, 2 host not found, 3 host not in that
+        cell, 4 host has instances, 0 deleted.
+        """
+        try:
+            cell = _cell_by_uuid(cell_uuid)
+        except exception.CellMappingNotFound:
+            print("Cell with uuid %s was not found." % cell_uuid)
+            return 1
+        try:
+            host_mapping = _host_mapping(host)
+        except exception.HostMappingNotFound:
+            print("The host %s was not found." % host)
+            return 2
+        if host_mapping.cell_id != cell.id:
+            print("The host %s was not found in the cell %s."
+                  % (host, cell_uuid))
+            return 3
+        if _instances_on_host(cell, host):
+            print("There are instances on the host %s." % host)
+            return 4
+        # Unmapped nodes are found again by a later discover_hosts.
+        _set_mapped(cell, hosts=[host], mapped=0)
+        _destroy_host_mapping(host_mapping.id)
         return 0

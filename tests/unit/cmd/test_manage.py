@@ -368,6 +368,34 @@ def test_delete_cell_with_only_deleted_instances_needs_archive(
                    "--force") == 0
 
 
+def test_delete_host(env, cell1, capsys):
+    _add_compute(env.cell_url, "cmp1", "node-1")
+    env.run("cell_v2", "discover_hosts")
+    capsys.readouterr()
+    assert env.run("cell_v2", "delete_host", "--cell_uuid", "nope",
+                   "--host", "cmp1") == 1
+    assert env.run("cell_v2", "delete_host", "--cell_uuid", cell1,
+                   "--host", "other") == 2
+    assert env.run("cell_v2", "delete_host", "--cell_uuid", CELL0,
+                   "--host", "cmp1") == 3
+    _query(env.cell_url, "INSERT INTO instances (uuid, host, deleted) "
+                         "VALUES ('inst-1', 'cmp1', 0)")
+    assert env.run("cell_v2", "delete_host", "--cell_uuid", cell1,
+                   "--host", "cmp1") == 4
+    assert _out(capsys).splitlines() == [
+        "Cell with uuid nope was not found.",
+        "The host other was not found.",
+        f"The host cmp1 was not found in the cell {CELL0}.",
+        "There are instances on the host cmp1."]
+    _query(env.cell_url, "UPDATE instances SET deleted = id")
+    assert env.run("cell_v2", "delete_host", "--cell_uuid", cell1,
+                   "--host", "cmp1") == 0
+    assert env.api("SELECT COUNT(*) FROM host_mappings") == [(0,)]
+    assert _query(env.cell_url, "SELECT mapped FROM compute_nodes") == [(0,)]
+    # ... so discover_hosts maps it again.
+    assert env.run("cell_v2", "discover_hosts", "--strict") == 0
+
+
 def test_category_registry_is_extensible(env, capsys):
     calls = []
 
