@@ -4,6 +4,8 @@ Snapshot: "" -> InProgress -> Succeeded (readyToUse) or Failed when the source V
 or a fault is armed. Export: "" -> Pending -> Ready, with links whose URLs point back at
 this simulator, which serves the volume bytes when given the export token.
 """
+import base64
+
 from .. import errors
 from .. import kubevirt as kv
 from .. import meta
@@ -89,6 +91,16 @@ class ExportController:
             return [c for _, c in _volume_claims(vm)] if vm else None
         return None
 
+    def _ensure_token(self, exp):
+        """Without a tokenSecretRef KubeVirt generates the token Secret itself."""
+        ns, name = kv.ns_name(exp)
+        ref = (exp.get("spec") or {}).get("tokenSecretRef") or f"export-token-{name}"
+        if self.store.raw(kv.SECRET, ns, ref) is None:
+            token = base64.b64encode(meta.new_uid().encode()).decode()
+            self.store.create(kv.SECRET, ns, {"metadata": {
+                "name": ref, "ownerReferences": [meta.owner_ref(exp)]},
+                "data": {"token": token}}, internal=True)
+
     def step(self):
         items, _ = self.store.items(kv.EXPORT)
         for exp in items:
@@ -97,6 +109,7 @@ class ExportController:
                 continue
             ns, name = kv.ns_name(exp)
             vols = self._volumes(exp)
+            self._ensure_token(exp)
 
             def apply(o, phase=phase, vols=vols, name=name, ns=ns):
                 st = o.setdefault("status", {})
