@@ -9,8 +9,9 @@ first start and serves it over HTTP with cheroot from a daemon thread.
 Authentication uses Placement's own development mode, ``[api]/auth_strategy =
 noauth2``: a request's ``X-Auth-Token`` names the user (``admin`` gets the
 admin role).  Clients configured with ``[placement]/auth_type = none`` send no
-token at all, so ``_DefaultAdminToken`` below supplies ``admin`` when a request
-carries none.  That is acceptable only because this server is a development
+token of their own (keystoneauth's ``none`` plugin sends the placeholder
+``notused``), so ``_DefaultAdminToken`` below turns a missing or placeholder
+token into ``admin``; any other token keeps its noauth2 meaning.  That is acceptable only because this server is a development
 tool bound to loopback by default; production uses keystone.
 
 Placement keeps its database engine in a process-wide enginefacade (configured
@@ -41,12 +42,16 @@ _DB_STATE = {"url": None, "running": 0, "unpatch": None}
 class _DefaultAdminToken(object):
     """Give token-less requests the noauth2 ``admin`` identity."""
 
+    # keystoneauth1's ``none`` auth plugin sends this fixed token.
+    PLACEHOLDERS = ("", "notused")
+
     def __init__(self, application, token="admin"):
         self.application = application
         self.token = token
 
     def __call__(self, environ, start_response):
-        environ.setdefault("HTTP_X_AUTH_TOKEN", self.token)
+        if environ.get("HTTP_X_AUTH_TOKEN", "") in self.PLACEHOLDERS:
+            environ["HTTP_X_AUTH_TOKEN"] = self.token
         return self.application(environ, start_response)
 
 

@@ -1,0 +1,226 @@
+"""The report client against the real (embedded) Placement service."""
+import collections
+import uuid
+
+import pytest
+from oslo_config import cfg
+
+from keel import exception
+from keel.clients import placement as pl
+from keel.clients import report
+from keel.conf import compute as compute_conf
+from keel.conf import placement as placement_conf
+from keel.context import RequestContext
+from tests.fixtures.placement import shared_placement
+
+
+class CountingAdapter(object):
+    """Wraps the real Adapter, recording (method, path, headers) per call."""
+
+    def __init__(self, adapter):
+        self._adapter = adapter
+        self.calls = []
+
+    def request(self, url, method, **kwargs):
+        self.calls.append((method, url, kwargs.get("headers", {})))
+        return self._adapter.request(url, method, **kwargs)
+
+    def methods(self):
+        return collections.Counter(m for m, _u, _h in self.calls)
+
+    def reset(self):
+        self.calls = []
+
+
+def _conf(endpoint):
+    conf = cfg.ConfigOpts()
+    placement_conf.register_opts(conf)
+    compute_conf.register_opts(conf)
+    conf([], default_config_files=[])
+    conf.set_override("auth_type", "none", group="placement")
+    conf.set_override("endpoint_override", endpoint, group="placement")
+    return conf
+
+
+@pytest.fixture
+def env():
+    endpoint = shared_placement().endpoint
+    conf = _conf(endpoint)
+    adapter = CountingAdapter(pl.build_adapter(conf))
+    client = report.ReportClient(pl.PlacementClient(adapter), conf=conf)
+    ctx = RequestContext(user_id="u", project_id="p")
+    return conf, adapter, client, ctx
+
+
+INV = {
+    "VCPU": {"total": 8, "reserved": 1, "allocation_ratio": 4.0,
+             "min_unit": 1, "max_unit": 8, "step_size": 1},
+    "MEMORY_MB": {"total": 4096, "reserved": 512, "allocation_ratio": 1.0,
+                  "min_unit": 1, "max_unit": 4096, "step_size": 1},
+}
+
+
+def _new_root(client, ctx, name=None):
+    rp = str(uuid.uuid4())
+    name = name or "host-" + rp[:8]
+    client.get_provider_tree_and_ensure_root(ctx, rp, name=name)
+    return rp, name
+
+
+def test_adapter_from_placement_options_sends_version_and_request_id(env):
+    _conf_, adapter, client, _ctx = env
+    ctx = RequestContext(user_id="u", project_id="p",
+                         global_request_id="req-" + str(uuid.uuid4()))
+    rp, name = _new_root(client, ctx)
+    assert all(h["X-OpenStack-Request-ID"] == ctx.global_request_id
+               for _m, _u, h in adapter.calls)
+    # The server honoured the version we asked for.
+    resp = client.placement.request(ctx, "GET", "/resource_providers/" + rp,
+                                    pl.PROVIDER_VERSION)
+    assert resp.headers["OpenStack-API-Version"] == "placement 1.14"
+    by_name = client.placement.get_provider_by_name(ctx, name)
+    assert by_name["uuid"] == rp
+    assert [p["uuid"] for p in
+            client.placement.get_providers_in_tree(ctx, rp)] == [rp]
+
+
+def test_ensure_root_creates_once_then_uses_cache(env):
+    _conf_, adapter, client, ctx = env
+    rp, name = _new_root(client, ctx)
+    assert adapter.methods()["POST"] == 1
+    assert client.placement.get_provider(ctx, rp)["name"] == name
+    adapter.reset()
+    client.get_provider_tree_and_ensure_root(ctx, rp, name=name)
+    assert adapter.calls == []
+
+
+def test_identical_inventory_is_not_put_twice(env):
+    _conf_, adapter, client, ctx = env
+    rp, _name = _new_root(client, ctx)
+    adapter.reset()
+    client.set_inventory_for_provider(ctx, rp, INV)
+    assert adapter.methods() == {"PUT": 1}
+    inv, gen = client.placement.get_inventories(ctx, rp)
+    assert inv["VCPU"]["total"] == 8 and inv["VCPU"]["reserved"] == 1
+    assert inv["VCPU"]["allocation_ratio"] == 4.0
+    adapter.reset()
+    client.set_inventory_for_provider(ctx, rp, INV)
+    # Fields left to Placement's defaults do not count as a change either.
+    client.set_inventory_for_provider(
+        ctx, rp, {"VCPU": {"total": 8, "reserved": 1, "allocation_ratio": 4},
+                  "MEMORY_MB": {"total": 4096, "reserved": 512}})
+    assert adapter.calls == []
+
+
+def test_generation_conflict_is_refreshed_and_retried(env):
+    conf, adapter, client, ctx = env
+    rp, name = _new_root(client, ctx)
+    client.set_inventory_for_provider(ctx, rp, INV)
+    # Another writer (its own client and cache) bumps the generation.
+    other = report.ReportClient(
+        pl.PlacementClient(pl.build_adapter(conf)), conf=conf)
+    other.get_provider_tree_and_ensure_root(ctx, rp, name=name)
+    other.set_traits_for_provider(ctx, rp, {"HW_CPU_X86_AVX2"})
+    stale_gen = client.get_cached_provider(rp).generation
+    assert client.placement.get_provider(ctx, rp)["generation"] > stale_gen
+
+    adapter.reset()
+    bigger = dict(INV, VCPU=dict(INV["VCPU"], total=16, max_unit=16))
+    client.set_inventory_for_provider(ctx, rp, bigger)
+    puts = [u for m, u, _h in adapter.calls if m == "PUT"]
+    assert len(puts) == 2          # the refused one and the retry
+    inv, gen = client.placement.get_inventories(ctx, rp)
+    assert inv["VCPU"]["total"] == 16
+    assert client.get_cached_provider(rp).generation == gen
+    # The refresh also picked up the other writer's trait.
+    assert client.get_cached_provider(rp).traits == {"HW_CPU_X86_AVX2"}
+
+
+def test_raw_put_with_stale_generation_raises_conflict(env):
+    _conf_, _adapter, client, ctx = env
+    rp, _name = _new_root(client, ctx)
+    client.placement.put_inventories(ctx, rp, INV, 0)
+    with pytest.raises(pl.GenerationConflict):
+        client.placement.put_inventories(ctx, rp, INV, 0)
+
+
+def test_traits_including_custom_and_aggregates(env):
+    _conf_, adapter, client, ctx = env
+    rp, _name = _new_root(client, ctx)
+    custom = "CUSTOM_KEEL_" + uuid.uuid4().hex[:6].upper()
+    client.set_traits_for_provider(ctx, rp, {"COMPUTE_NET_ATTACH_INTERFACE",
+                                             custom})
+    traits, _gen = client.placement.get_traits(ctx, rp)
+    assert traits == {"COMPUTE_NET_ATTACH_INTERFACE", custom}
+    agg = str(uuid.uuid4())
+    client.set_aggregates_for_provider(ctx, rp, {agg})
+    aggs, _gen = client.placement.get_aggregates(ctx, rp)
+    assert aggs == {agg}
+    adapter.reset()
+    client.set_traits_for_provider(ctx, rp, {"COMPUTE_NET_ATTACH_INTERFACE",
+                                             custom})
+    client.set_aggregates_for_provider(ctx, rp, {agg})
+    assert adapter.calls == []
+
+
+def test_allocations_candidates_claim_usages_and_delete(env):
+    _conf_, _adapter, client, ctx = env
+    rp, _name = _new_root(client, ctx)
+    # Traits narrow candidates to this test's provider.
+    marker = "CUSTOM_KEEL_" + uuid.uuid4().hex[:6].upper()
+    client.set_inventory_for_provider(ctx, rp, INV)
+    client.set_traits_for_provider(ctx, rp, {marker})
+    reqs, summaries, _v = client.get_allocation_candidates(
+        ctx, {"resources": "VCPU:2,MEMORY_MB:1024", "required": marker})
+    assert len(reqs) == 1 and rp in summaries
+    consumer = str(uuid.uuid4())
+    project = str(uuid.uuid4())
+    assert client.claim_resources(ctx, consumer, reqs[0], project, "u")
+    allocs = client.get_allocs_for_consumer(ctx, consumer)
+    assert allocs["allocations"][rp]["resources"] == {"VCPU": 2,
+                                                      "MEMORY_MB": 1024}
+    assert allocs["consumer_generation"] == 1
+    assert client.get_provider_usages(ctx, rp) == {"VCPU": 2,
+                                                   "MEMORY_MB": 1024}
+    assert client.get_usages_counts_for_quota(ctx, project) == {
+        "VCPU": 2, "MEMORY_MB": 1024}
+
+    # A writer holding an old consumer generation must not overwrite.
+    with pytest.raises(exception.AllocationUpdateFailed):
+        client.put_allocations(ctx, consumer, {rp: {"resources": {"VCPU": 1}}},
+                               project, "u", consumer_generation=None)
+    # More than the capacity (8 * 4.0 - 1 reserved) is refused, not raised.
+    assert not client.put_allocations(
+        ctx, consumer, {rp: {"resources": {"VCPU": 40}}}, project, "u", 1)
+
+    assert client.delete_allocation_for_instance(ctx, consumer)
+    assert client.get_allocs_for_consumer(ctx, consumer)["allocations"] == {}
+    assert not client.delete_allocation_for_instance(ctx, consumer)
+    assert client.get_provider_usages(ctx, rp) == {"VCPU": 0, "MEMORY_MB": 0}
+
+
+def test_inventory_in_use_and_delete_provider(env):
+    _conf_, _adapter, client, ctx = env
+    rp, _name = _new_root(client, ctx)
+    client.set_inventory_for_provider(ctx, rp, INV)
+    consumer = str(uuid.uuid4())
+    assert client.put_allocations(ctx, consumer,
+                                  {rp: {"resources": {"VCPU": 1}}},
+                                  "p", "u", None)
+    with pytest.raises(pl.InventoryInUse):
+        client.set_inventory_for_provider(ctx, rp, {"MEMORY_MB":
+                                                    INV["MEMORY_MB"]})
+    with pytest.raises(pl.ResourceProviderInUse):
+        client.placement.delete_provider(ctx, rp)
+    client.delete_resource_provider(ctx, rp, cascade=True)
+    assert client.placement.get_provider(ctx, rp) is None
+    assert client.get_cached_provider(rp) is None
+
+
+def test_unreachable_placement_raises_connect_failure():
+    conf = _conf("http://127.0.0.1:9")  # discard port: nothing listens
+    conf.set_override("connect_retries", 0, group="placement")
+    client = report.ReportClient(conf=conf)
+    with pytest.raises(exception.PlacementAPIConnectFailure):
+        client.get_provider_tree_and_ensure_root(
+            RequestContext(), str(uuid.uuid4()), name="x")
