@@ -172,10 +172,10 @@ def _run(argv):
         print(f"ERROR: {exc}")
         return 1
     except (db_exc.DBConnectionError, db_exc.CantStartEngineError) as exc:
-        print("ERROR: could not connect to the database after "
-              "[database]/max_retries attempts. Is the database server "
-              "running and the connection URL in the configuration "
-              f"correct?\nError: {exc}")
+        print("ERROR: could not connect to the database (tried "
+              "max_retries times, retry_interval seconds apart, as set in "
+              "[api_database] / [database]). Is the database server "
+              f"running and the connection URL correct?\nError: {exc}")
         return 1
     except Exception:
         # Nova's catch-all: the traceback, introduced, and exit code 255.
