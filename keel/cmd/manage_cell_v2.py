@@ -14,10 +14,12 @@ import oslo_messaging as messaging
 from oslo_utils import uuidutils
 import prettytable
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from keel.cmd import manage
 from keel.cmd import manage_db
 from keel.conf import CONF
+from keel import context
 from keel.db.api import models as api_models
 from keel.db.cell import models as cell_models
 from keel.db import session
@@ -28,7 +30,6 @@ COMPUTE_BINARY = "nova-compute"
 
 
 def _ctx():
-    from keel import context
     return context.get_admin_context()
 
 
@@ -98,7 +99,7 @@ def _create_cell(**values):
 def _host_mappings(cell_id=None):
     with session.api_reader(_ctx()) as s:
         query = sa.select(api_models.HostMapping).options(
-            sa.orm.joinedload(api_models.HostMapping.cell_mapping))
+            orm.joinedload(api_models.HostMapping.cell_mapping))
         if cell_id is not None:
             query = query.filter_by(cell_id=cell_id)
         found = s.scalars(query).unique().all()

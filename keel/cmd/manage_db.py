@@ -1,6 +1,8 @@
 """``keel manage db ...`` and ``keel manage api_db ...`` (as nova-manage)."""
 from keel.cmd import manage
 from keel.conf import CONF
+from keel import context
+from keel.db.api import models
 from keel.db import migration
 from keel.db import session
 
@@ -19,8 +21,6 @@ _CELL0_ERROR = (
 
 def cell0_connection():
     """cell0's database URL from the API database, or None if unmapped."""
-    from keel import context
-    from keel.db.api import models
     with session.api_reader(context.get_admin_context()) as s:
         cell0 = s.query(models.CellMapping).filter_by(uuid=CELL0_UUID).first()
         return cell0.database_connection if cell0 else None
