@@ -1,11 +1,17 @@
 """Object metadata helpers shared by the store, virt-api and the controllers."""
 import datetime
+import json
 import random
 import re
 import string
 import uuid
 
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def clone(obj):
+    """Deep copy of a JSON document; several times faster than copy.deepcopy."""
+    return json.loads(json.dumps(obj))
 
 
 def now():

@@ -1,4 +1,5 @@
 """Kubernetes resource quantities ("500m", "4Gi", "1e3") as plain numbers."""
+import functools
 import re
 
 _SUFFIX = {"": 1, "n": 1e-9, "u": 1e-6, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
@@ -12,7 +13,12 @@ def parse(q):
         return 0.0
     if isinstance(q, (int, float)):
         return float(q)
-    m = _RE.match(str(q).strip())
+    return _parse_str(str(q))
+
+
+@functools.lru_cache(maxsize=4096)   # the same few strings are parsed again on every step
+def _parse_str(q):
+    m = _RE.match(q.strip())
     if not m or m.group(2) not in _SUFFIX:
         raise ValueError(f"invalid quantity {q!r}")
     return float(m.group(1)) * _SUFFIX[m.group(2)]

@@ -6,7 +6,6 @@ arithmetic is simple and a watch from a compacted version can be answered with 4
 Stored dicts are never mutated in place (writes replace them), so events share them safely.
 """
 import collections
-import copy
 import threading
 
 from . import errors
@@ -92,7 +91,7 @@ class Store:
             obj = self.raw(rt, ns, name)
             if obj is None:
                 raise errors.not_found(rt, name)
-            return copy.deepcopy(obj)
+            return meta.clone(obj)
 
     def items(self, rt, ns=None):
         """Stored dicts (read-only) in key order, and the resourceVersion they are valid at."""
@@ -108,7 +107,7 @@ class Store:
     # -- writes -----------------------------------------------------------------------------
     def create(self, rt, ns, obj, *, internal=False, dry_run=False):
         with self.lock:
-            obj = copy.deepcopy(obj)
+            obj = meta.clone(obj)
             md = obj.get("metadata")
             if not isinstance(md, dict):
                 md = obj["metadata"] = {}
@@ -149,7 +148,7 @@ class Store:
             md["resourceVersion"] = str(self._rv)
             self._bucket(rt)[(ns, name)] = obj
             self._record(rt, "ADDED", obj, None)
-            return copy.deepcopy(obj)
+            return meta.clone(obj)
 
     def _check_namespace(self, ns):
         from .resources import by_kind
@@ -174,13 +173,13 @@ class Store:
                                      "Invalid value: 0x0: must be specified for an update")])
             if rv and rv != old["metadata"]["resourceVersion"]:
                 raise errors.conflict(rt, name)
-            return self._commit(rt, old, copy.deepcopy(obj), subresource, False, dry_run)
+            return self._commit(rt, old, meta.clone(obj), subresource, False, dry_run)
 
     def patch(self, rt, ns, name, apply, *, subresource=None, dry_run=False):
         """apply(copy_of_current) -> patched object; a resourceVersion it carries must match."""
         with self.lock:
             old = self._existing(rt, ns, name)
-            new = apply(copy.deepcopy(old))
+            new = apply(meta.clone(old))
             if not isinstance(new, dict):
                 raise errors.bad_request("patch did not produce an object")
             rv = (new.get("metadata") or {}).get("resourceVersion")
@@ -195,7 +194,7 @@ class Store:
             old = self.raw(rt, ns, name)
             if old is None:
                 return None
-            new = fn(copy.deepcopy(old))
+            new = fn(meta.clone(old))
             if new is None:
                 return old
             return self._commit(rt, old, new, None, True, False)
@@ -212,7 +211,7 @@ class Store:
         omd, md = old["metadata"], new["metadata"]
         if subresource == "status":
             status = new.get("status")
-            new = copy.deepcopy(old)
+            new = meta.clone(old)
             if status is None:
                 new.pop("status", None)
             else:
@@ -220,7 +219,7 @@ class Store:
             md = new["metadata"]
         elif rt.has_status and not internal:
             if "status" in old:
-                new["status"] = copy.deepcopy(old["status"])
+                new["status"] = meta.clone(old["status"])
             else:
                 new.pop("status", None)
         for k in ("uid", "creationTimestamp", "name", "namespace", "deletionTimestamp",
@@ -239,7 +238,7 @@ class Store:
                                      "is being deleted, found new finalizers "
                                      f"{sorted(added)}")])
         if new == old:
-            return copy.deepcopy(old)     # no-op writes keep their resourceVersion
+            return meta.clone(old)     # no-op writes keep their resourceVersion
         if _body(new) != _body(old):
             md["generation"] = omd.get("generation", 1) + 1
         if dry_run:
@@ -250,16 +249,16 @@ class Store:
         md["resourceVersion"] = str(self._rv)
         self._bucket(rt)[(omd.get("namespace", ""), omd["name"])] = new
         self._record(rt, "MODIFIED", new, old)
-        return copy.deepcopy(new)
+        return meta.clone(new)
 
     def _remove(self, rt, obj):
         md = obj["metadata"]
         old = self._bucket(rt).pop((md.get("namespace", ""), md["name"]))
-        obj = copy.deepcopy(obj)
+        obj = meta.clone(obj)
         self._rv += 1
         obj["metadata"]["resourceVersion"] = str(self._rv)
         self._record(rt, "DELETED", obj, old)
-        return copy.deepcopy(obj)
+        return meta.clone(obj)
 
     def delete(self, rt, ns, name, options=None, *, dry_run=False):
         """Returns (object, deleted_now). Finalizers turn the delete into a deletionTimestamp."""
@@ -276,7 +275,7 @@ class Store:
                 raise errors.conflict(rt, name, "Precondition failed: ResourceVersion in "
                                       f"precondition: {pre['resourceVersion']}, ResourceVersion "
                                       f"in object meta: {old['metadata']['resourceVersion']}")
-            new = copy.deepcopy(old)
+            new = meta.clone(old)
             md = new["metadata"]
             finalizers = list(md.get("finalizers") or [])
             policy = options.get("propagationPolicy")
@@ -295,7 +294,7 @@ class Store:
                     return new, True
                 return self._remove(rt, new), True
             if md.get("deletionTimestamp") and finalizers == (md.get("finalizers") or []):
-                return copy.deepcopy(old), False
+                return meta.clone(old), False
             if finalizers:
                 md["finalizers"] = finalizers
             md.setdefault("deletionTimestamp", meta.now())
@@ -307,7 +306,7 @@ class Store:
             md["resourceVersion"] = str(self._rv)
             self._bucket(rt)[(md.get("namespace", ""), name)] = new
             self._record(rt, "MODIFIED", new, old)
-            return copy.deepcopy(new), False
+            return meta.clone(new), False
 
     def finalize(self, rt, ns, name, finalizer):
         """Drop one finalizer (controllers use this); the object goes away when none remain."""

@@ -12,20 +12,20 @@ def pod_requests(pod):
     return cpu, mem
 
 
-def node_usage(store, node_name, exclude_uid=None):
-    cpu = mem = 0.0
+def node_usage(store, exclude_uid=None):
+    """{node name: (cpu, memory)} requested by pods bound there and not finished."""
+    usage = {}
     pods, _ = store.items(kv.POD)
     for p in pods:
-        if (p.get("spec") or {}).get("nodeName") != node_name:
-            continue
-        if p["metadata"]["uid"] == exclude_uid:
+        node = (p.get("spec") or {}).get("nodeName")
+        if not node or p["metadata"]["uid"] == exclude_uid:
             continue
         if (p.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
             continue
         c, m = pod_requests(p)
-        cpu += c
-        mem += m
-    return cpu, mem
+        used = usage.get(node, (0.0, 0.0))
+        usage[node] = (used[0] + c, used[1] + m)
+    return usage
 
 
 def node_ready(node):
@@ -46,6 +46,7 @@ def pick_node(store, pod, exclude_nodes=()):
         reasons[why] = reasons.get(why, 0) + 1
 
     candidates = []
+    usage = node_usage(store, pod["metadata"].get("uid"))
     for node in nodes:
         name = node["metadata"]["name"]
         labels = node["metadata"].get("labels") or {}
@@ -62,7 +63,7 @@ def pick_node(store, pod, exclude_nodes=()):
             note("node(s) didn't match Pod's node affinity/selector")
             continue
         alloc = (node.get("status") or {}).get("allocatable") or {}
-        used_cpu, used_mem = node_usage(store, name, pod["metadata"].get("uid"))
+        used_cpu, used_mem = usage.get(name, (0.0, 0.0))
         if used_cpu + cpu > quantity.parse(alloc.get("cpu")) + 1e-9:
             note("Insufficient cpu")
             continue
