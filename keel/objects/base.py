@@ -56,6 +56,20 @@ class KeelObject(ovoo_base.VersionedObject):
     # Set on compute hosts to the conductor RPC client; see module docstring.
     indirection_api = None
 
+    def obj_to_primitive(self, target_version=None, version_manifest=None):
+        """Backport with a version manifest even when none is given.
+
+        Like Nova, keel keeps no per-parent child version tables
+        (obj_relationships); nested objects stay at the versions of our own
+        object tree unless the caller's manifest says otherwise.
+        """
+        if (target_version is not None and target_version != self.VERSION
+                and version_manifest is None):
+            version_manifest = ovoo_base.obj_tree_get_versions(
+                self.obj_name())
+        return super().obj_to_primitive(target_version=target_version,
+                                        version_manifest=version_manifest)
+
     @contextlib.contextmanager
     def obj_alternate_context(self, context):
         original = self._context

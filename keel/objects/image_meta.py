@@ -1,7 +1,24 @@
-"""Objects: ImageMeta, ImageMetaProps.
-"""
+"""Objects: ImageMeta (a Glance image as the compute service sees it) and
+ImageMetaProps (its typed properties)."""
 from keel.objects import base
 from keel.objects import fields
+
+# Glance may return None for these; the object fields are not nullable
+# (as in Nova), so None becomes the empty value.
+NULLABLE_STRING_FIELDS = ('name', 'checksum', 'owner', 'container_format',
+                          'disk_format')
+NULLABLE_INTEGER_FIELDS = ('size', 'virtual_size')
+# Older image property names and the field each one maps to.
+LEGACY_PROPERTY_NAMES = {
+    'architecture': 'hw_architecture',
+    'hypervisor_type': 'img_hv_type',
+    'hypervisor_version_requires': 'img_hv_requested_version',
+    'vm_mode': 'hw_vm_mode',
+    'auto_disk_config': 'hw_auto_disk_config',
+}
+# Base image attributes stored in an instance's system_metadata.
+_SYSMETA_BASE = ('min_ram', 'min_disk', 'disk_format', 'container_format',
+                 'checksum', 'size')
 
 
 @base.KeelObjectRegistry.register
@@ -26,6 +43,39 @@ class ImageMeta(base.KeelTimestampObject, base.KeelObject):
         'virtual_size': fields.IntegerField(),
         'visibility': fields.StringField(),
     }
+
+    @classmethod
+    def from_dict(cls, image_meta):
+        """From a Glance image dict; unknown keys are ignored."""
+        image_meta = dict(image_meta or {})
+        props = ImageMetaProps.from_dict(image_meta.pop("properties", None)
+                                         or {})
+        values = {k: v for k, v in image_meta.items() if k in cls.fields}
+        for name in NULLABLE_STRING_FIELDS:
+            if name in values and values[name] is None:
+                values[name] = ''
+        for name in NULLABLE_INTEGER_FIELDS:
+            if name in values and values[name] is None:
+                values[name] = 0
+        return cls(properties=props, **values)
+
+    @classmethod
+    def from_instance(cls, instance):
+        """From the image_* keys Nova copies into system_metadata."""
+        sysmeta = instance.system_metadata if instance.obj_attr_is_set(
+            "system_metadata") or instance._context else {}
+        image = {"properties": {}}
+        for key, value in (sysmeta or {}).items():
+            if not key.startswith("image_"):
+                continue
+            name = key[len("image_"):]
+            if name in _SYSMETA_BASE:
+                image[name] = value
+            else:
+                image["properties"][name] = value
+        if instance.obj_attr_is_set("image_ref") and instance.image_ref:
+            image.setdefault("id", instance.image_ref)
+        return cls.from_dict(image)
 
 
 @base.KeelObjectRegistry.register
@@ -121,3 +171,34 @@ class ImageMetaProps(base.KeelObject):
         'os_type': fields.OSTypeField(),
         'traits_required': fields.ListOfStringsField(),
     }
+
+    @classmethod
+    def from_dict(cls, image_props):
+        """From Glance properties: current names, legacy names and
+        ``trait:NAME=required`` properties; other keys are ignored."""
+        obj = cls()
+        traits = []
+        for key, value in (image_props or {}).items():
+            if key.startswith("trait:"):
+                if value == "required":
+                    traits.append(key[len("trait:"):])
+                continue
+            name = LEGACY_PROPERTY_NAMES.get(key, key)
+            if name == "hw_auto_disk_config" and key == "auto_disk_config":
+                value = "enabled" if str(value).lower() in (
+                    "1", "true", "yes", "on") else "disabled"
+            if name in cls.fields and value is not None:
+                setattr(obj, name, value)
+        if traits:
+            obj.traits_required = traits
+        return obj
+
+    def get(self, name, defvalue=None):
+        """The property, or ``defvalue`` when unset (unknown names raise
+        AttributeError, as Nova)."""
+        if name not in self.fields:
+            raise AttributeError(
+                "Attribute '%s' is not a valid image property" % name)
+        if not self.obj_attr_is_set(name):
+            return defvalue
+        return getattr(self, name)

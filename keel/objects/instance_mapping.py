@@ -25,6 +25,14 @@ class InstanceMapping(base.KeelTimestampObject, base.KeelObject):
         'user_id': fields.StringField(),
     }
 
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        version = tuple(int(x) for x in target_version.split("."))
+        if version < (1, 2):
+            primitive.pop("user_id", None)
+        if version < (1, 1):
+            primitive.pop("queued_for_delete", None)
+
     @staticmethod
     def _from_db_object(context, mapping, row):
         h.copy_columns(mapping, row, skip=("user_id", "queued_for_delete"))

@@ -100,6 +100,50 @@ class RequestSpec(base.KeelObject):
             delattr(spec, "id")
         return jsonutils.dumps(spec.obj_to_primitive())
 
+    @classmethod
+    def from_components(cls, context, instance_uuid, image, flavor,
+                        numa_topology, pci_requests, filter_properties,
+                        instance_group, availability_zone,
+                        security_groups=None, project_id=None, user_id=None,
+                        port_resource_requests=None,
+                        request_level_params=None):
+        """Build the spec of one new instance from what the API knows."""
+        from keel import objects
+
+        filter_properties = filter_properties or {}
+        spec = cls(context, num_instances=1, instance_uuid=instance_uuid,
+                   flavor=flavor, numa_topology=numa_topology,
+                   pci_requests=pci_requests,
+                   project_id=project_id or context.project_id,
+                   user_id=user_id or context.user_id,
+                   availability_zone=availability_zone,
+                   instance_group=instance_group, is_bfv=False)
+        if isinstance(image, dict):
+            image = objects.ImageMeta.from_dict(image)
+        spec.image = image
+        hints = filter_properties.get("scheduler_hints") or {}
+        # Hints travel as lists of strings, whatever the API accepted.
+        spec.scheduler_hints = {
+            k: [str(x) for x in v] if isinstance(v, (list, tuple))
+            else [str(v)] for k, v in hints.items()}
+        for name in ("force_hosts", "force_nodes", "ignore_hosts"):
+            value = filter_properties.get(name)
+            if isinstance(value, str):
+                value = [value]
+            setattr(spec, name, value)
+        spec.retry = None
+        limits = filter_properties.get("limits")
+        spec.limits = (objects.SchedulerLimits.from_dict(limits)
+                       if limits else None)
+        spec.security_groups = security_groups or \
+            objects.SecurityGroupList(objects=[])
+        spec.requested_resources = list(port_resource_requests or [])
+        spec.request_level_params = request_level_params or \
+            objects.RequestLevelParams()
+        spec.requested_destination = None
+        spec._set_transient_defaults()
+        return spec
+
     def get_scheduler_hint(self, hint_name, default=None):
         hints = self.scheduler_hints if self.obj_attr_is_set(
             "scheduler_hints") else None
@@ -186,6 +230,7 @@ class SchedulerRetries(base.KeelObject):
 
 @base.KeelObjectRegistry.register
 class SchedulerLimits(base.KeelObject):
+    """Resource limits a host reported for one scheduling decision."""
     VERSION = '1.0'
 
     fields = {
@@ -195,6 +240,16 @@ class SchedulerLimits(base.KeelObject):
             fields.ObjectField('NUMATopologyLimits', nullable=True),
         'vcpu': fields.IntegerField(nullable=True),
     }
+
+    @classmethod
+    def from_dict(cls, limits_dict):
+        limits_dict = limits_dict or {}
+        return cls(**{name: limits_dict.get(name) for name in cls.fields})
+
+    def to_dict(self):
+        return {name: getattr(self, name) for name in self.fields
+                if self.obj_attr_is_set(name) and
+                getattr(self, name) is not None}
 
 
 @base.KeelObjectRegistry.register
