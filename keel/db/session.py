@@ -45,18 +45,42 @@ def _new_context_manager(**options):
     return ctx_mgr
 
 
+def _is_sqlite_file(dbapi_conn):
+    row = dbapi_conn.execute("PRAGMA database_list").fetchone()
+    return bool(row and row[2])
+
+
+def _sqlite_on_connect(dbapi_conn, _record):
+    # oslo.db already puts pysqlite in driver-level autocommit and emits
+    # BEGIN itself; WAL lets readers run beside the writer and the busy
+    # timeout makes writers queue instead of failing.
+    dbapi_conn.execute("PRAGMA busy_timeout = 30000")
+    dbapi_conn.execute("PRAGMA foreign_keys = ON")
+    if _is_sqlite_file(dbapi_conn):
+        dbapi_conn.execute("PRAGMA journal_mode = WAL")
+
+
+def _sqlite_on_begin(conn):
+    # BEGIN IMMEDIATE: a deferred transaction that reads and then writes
+    # fails at once with "database is locked" when another writer got in
+    # between (busy_timeout cannot help an upgrade); taking the write lock
+    # up front makes concurrent writers wait their turn instead.
+    # Runs before oslo.db's own "begin" hook, which then sees the marker
+    # it uses for "a transaction is already open" and emits nothing.
+    if "in_transaction" not in conn.info:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.info["in_transaction"] = True
+
+
 def _install_sqlite_pragmas(engine):
-    """WAL and a busy timeout: many threads of one process share the file."""
+    """SQLite shared by many threads of one process (the all-in-one)."""
     if engine.dialect.name != "sqlite":
         return
-
-    @sa.event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record):
-        cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA busy_timeout = 30000")
-        if engine.url.database not in (None, "", ":memory:"):
-            cur.execute("PRAGMA journal_mode = WAL")
-        cur.close()
+    sa.event.listen(engine, "connect", _sqlite_on_connect)
+    sa.event.listen(engine, "begin", _sqlite_on_begin, insert=True)
+    # oslo.db opened a first connection to test the URL before these
+    # listeners existed; drop it so every pooled connection has them.
+    engine.dispose()
 
 
 def api_context_manager():

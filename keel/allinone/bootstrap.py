@@ -1,0 +1,54 @@
+"""First start and every start: databases migrated, cells mapped.
+
+Each step is idempotent, so a restart on an existing state directory only
+checks what is already there (a migration run twice is a no-op).
+"""
+import os
+
+from oslo_log import log as logging
+
+from keel import context as keel_context
+from keel.db import migration
+from keel.db import session as db_session
+
+LOG = logging.getLogger(__name__)
+
+CELL0_UUID = "00000000-0000-0000-0000-000000000000"
+
+
+def prepare(layout, transport_url):
+    os.makedirs(layout.state_dir, exist_ok=True)
+    migration.db_sync("api")
+    migration.db_sync("main", connection=layout.cell0_db)
+    migration.db_sync("main", connection=layout.cell1_db)
+    _ensure_cells(layout, transport_url)
+
+
+def _ensure_cells(layout, transport_url):
+    from keel import objects
+    objects.register_all()
+    ctxt = keel_context.get_admin_context()
+    cells = {c.uuid: c for c in objects.CellMappingList.get_all(ctxt)}
+    if CELL0_UUID not in cells:
+        objects.CellMapping(ctxt, uuid=CELL0_UUID, name="cell0",
+                            transport_url="none:///",
+                            database_connection=layout.cell0_db,
+                            disabled=False).create()
+        LOG.info("Mapped cell0 to %s", layout.cell0_db)
+    if not any(c.name == "cell1" for c in cells.values()):
+        from oslo_utils import uuidutils
+        objects.CellMapping(ctxt, uuid=uuidutils.generate_uuid(),
+                            name="cell1", transport_url=transport_url,
+                            database_connection=layout.cell1_db,
+                            disabled=False).create()
+        LOG.info("Created cell1 on %s", layout.cell1_db)
+
+
+def discover_hosts():
+    """Map compute hosts that registered since the last call (idempotent)."""
+    from keel.cmd import manage_cell_v2
+    return manage_cell_v2.discover_hosts()
+
+
+def reset_engines():
+    db_session.reset()

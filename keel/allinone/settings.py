@@ -1,0 +1,67 @@
+"""Configuration overrides that turn a production CONF into the all-in-one's."""
+import os
+
+# oslo.messaging's in-process driver: every service of the process shares
+# one bus (keel.rpc.transport caches one transport per URL).
+IN_PROCESS_TRANSPORT = "fake:/"
+
+
+def sqlite_url(state_dir, name):
+    return f"sqlite:///{os.path.join(os.path.abspath(state_dir), name)}"
+
+
+class Layout:
+    """Where the all-in-one keeps its state and listens."""
+
+    def __init__(self, state_dir, listen="127.0.0.1", api_port=8774,
+                 placement_port=8778, hosts=1, host_base=None):
+        self.state_dir = os.path.abspath(state_dir)
+        self.listen = listen
+        self.api_port = api_port
+        self.placement_port = placement_port
+        self.hosts = hosts
+        self.host_base = host_base
+
+    @property
+    def api_db(self):
+        return sqlite_url(self.state_dir, "nova_api.sqlite")
+
+    @property
+    def cell0_db(self):
+        return sqlite_url(self.state_dir, "nova_cell0.sqlite")
+
+    @property
+    def cell1_db(self):
+        return sqlite_url(self.state_dir, "nova_cell1.sqlite")
+
+    @property
+    def placement_db(self):
+        return sqlite_url(self.state_dir, "placement.sqlite")
+
+    def url(self, port, path=""):
+        host = self.listen if self.listen not in ("0.0.0.0", "::") \
+            else "127.0.0.1"
+        return f"http://{host}:{port}{path}"
+
+
+def apply(conf, layout, placement_endpoint):
+    """Point ``conf`` at the all-in-one's databases, bus and endpoints.
+
+    Values an operator set in a config file for the all-in-one are kept
+    where they do not conflict with the wiring (ratios, reserved amounts,
+    [fake_driver] resources, quotas ...).
+    """
+    conf.set_override("connection", layout.api_db, group="api_database")
+    conf.set_override("connection", layout.cell1_db, group="database")
+    conf.set_override("transport_url", IN_PROCESS_TRANSPORT)
+    conf.set_override("state_path", layout.state_dir)
+    if layout.host_base:
+        conf.set_override("host", layout.host_base)
+    conf.set_override("auth_strategy", "keel-development", group="api")
+    conf.set_override("osapi_compute_listen", layout.listen)
+    conf.set_override("osapi_compute_listen_port", layout.api_port)
+    conf.set_override("auth_type", "none", group="placement")
+    conf.set_override("endpoint_override", placement_endpoint,
+                      group="placement")
+    # One process: heartbeats and periodic tasks need not be spread out.
+    conf.set_override("periodic_fuzzy_delay", 0)
