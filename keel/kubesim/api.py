@@ -45,7 +45,8 @@ class App:
         self.sim = sim
         self.store = sim.store
         self.stopping = threading.Event()
-        self.requests = []                 # (method, verb, path) of every request, in order
+        # (method, verb, path) of recent requests, in order; bounded for long demos
+        self.requests = collections.deque(maxlen=200000)
         self.server_errors = []            # tracebacks of unexpected exceptions
         self._continues = collections.OrderedDict()
         self._continue_seq = 0
@@ -292,7 +293,11 @@ class App:
                 raise errors.bad_request(f'invalid resource version: "{rv}"')
         timeout = float(req.query["timeoutSeconds"]) if req.query.get("timeoutSeconds") else None
         bookmarks = _truthy(req.query.get("allowWatchBookmarks"))
-        stream = self.sim.watches.stream(rt, ns, lm, fm, rv, timeout, bookmarks)
+        initial = _truthy(req.query.get("sendInitialEvents"))
+        if initial and not bookmarks:
+            raise errors.invalid(rt, "", [("sendInitialEvents", "Forbidden: sendInitialEvents "
+                                           "requires setting allowWatchBookmarks to true")])
+        stream = self.sim.watches.stream(rt, ns, lm, fm, rv, timeout, bookmarks, initial)
         h.start_chunked("application/json;stream=watch")
         ending = "clean"
         try:

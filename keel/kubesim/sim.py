@@ -167,6 +167,9 @@ class KubeSim(ClusterMixin):
                    if (verb is None or verb in (v, m)) and
                    (path_contains is None or path_contains in p))
 
+    def reset_requests(self):
+        self.app.requests.clear()
+
     @property
     def server_errors(self):
         return list(self.app.server_errors)

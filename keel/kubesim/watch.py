@@ -32,8 +32,12 @@ class WatchHub:
             self._force_bookmark += 1
             self.store.cond.notify_all()
 
-    def stream(self, rt, ns, label_match, field_match, rv_param, timeout, bookmarks):
-        """Yield ('event', dict) items, ending with ('end', 'clean'|'abrupt')."""
+    def stream(self, rt, ns, label_match, field_match, rv_param, timeout, bookmarks,
+               send_initial=False):
+        """Yield ('event', dict) items, ending with ('end', 'clean'|'abrupt').
+
+        send_initial (sendInitialEvents=true) replays the current objects as ADDED and then
+        marks the end of that replay with a BOOKMARK annotated k8s.io/initial-events-end."""
         store = self.store
 
         def matches(obj):
@@ -47,9 +51,11 @@ class WatchHub:
         forced = self._force_bookmark
         deadline = time.monotonic() + timeout if timeout else None
         with store.lock:
-            if rv_param in (None, "", "0"):
+            if rv_param in (None, "", "0") or send_initial:
                 items, pos = store.items(rt, ns)
                 initial = [{"type": "ADDED", "object": o} for o in items if matches(o)]
+                if send_initial and bookmarks:
+                    initial.append(_bookmark(rt, pos, initial_end=True))
             else:
                 pos = int(rv_param)
                 initial = []
@@ -123,8 +129,9 @@ def _translate(ev, matches):
     return None
 
 
-def _bookmark(rt, rv):
+def _bookmark(rt, rv, initial_end=False):
+    md = {"resourceVersion": str(rv)}
+    if initial_end:
+        md["annotations"] = {"k8s.io/initial-events-end": "true"}
     return {"type": "BOOKMARK",
-            "object": {"kind": rt.kind, "apiVersion": rt.api_version,
-                       "metadata": {"resourceVersion": str(rv),
-                                    "annotations": {"k8s.io/initial-events-end": "true"}}}}
+            "object": {"kind": rt.kind, "apiVersion": rt.api_version, "metadata": md}}

@@ -237,3 +237,39 @@ def test_snapshot_and_export_serve_the_disk(sim, custom, api_client, core):
     req = urllib.request.Request(url, headers={"x-kubevirt-export-token": "s3cret"})
     with urllib.request.urlopen(req, timeout=5) as resp:
         assert resp.read() == b"disk-bytes"
+
+
+def test_run_strategies_restart_policies(sim, custom, api_client):
+    create_vm(custom, "always", run_strategy="Always")
+    create_vm(custom, "rerun", run_strategy="RerunOnFailure")
+    create_vm(custom, "manual")
+    subresource(api_client, VM, "manual", "start")
+    sim.run_until(lambda: all(vmi_phase(sim, n) == "Running"
+                              for n in ("always", "rerun", "manual")))
+    uids = {n: vmi(sim, n)["metadata"]["uid"] for n in ("always", "rerun", "manual")}
+    sim.guest_shutdown(NS, "always")        # Always: any end restarts
+    sim.crash_vmi(NS, "rerun")              # RerunOnFailure: a failure restarts
+    sim.crash_vmi(NS, "manual")             # Manual: stays down
+    sim.run_until(lambda: all(vmi_phase(sim, n) == "Running" and
+                              vmi(sim, n)["metadata"]["uid"] != uids[n]
+                              for n in ("always", "rerun")))
+    assert vmi_phase(sim, "manual") == "Failed" and printable(sim, "manual") == "Stopped"
+
+
+def test_forced_restart_replaces_the_launcher_pod(sim, custom, api_client):
+    create_vm(custom, "vm1")
+    subresource(api_client, VM, "vm1", "start")
+    sim.run_until(lambda: vmi_phase(sim, "vm1") == "Running")
+    old = vmi(sim, "vm1")["metadata"]["uid"]
+    subresource(api_client, VM, "vm1", "restart", {"gracePeriodSeconds": 0})
+    assert sim.launcher_pods(vmi(sim, "vm1")) == []       # deleted at once
+    sim.run_until(lambda: vmi(sim, "vm1") and vmi(sim, "vm1")["metadata"]["uid"] != old
+                  and vmi_phase(sim, "vm1") == "Running")
+    assert len(sim.list("Pod", NS)) == 1
+
+
+def test_start_paused(sim, custom, api_client):
+    create_vm(custom, "vm1")
+    subresource(api_client, VM, "vm1", "start", {"paused": True})
+    sim.run_until(lambda: printable(sim, "vm1") == "Paused")
+    assert vmi(sim, "vm1")["spec"]["startStrategy"] == "Paused"

@@ -177,3 +177,29 @@ def test_custom_object_watch_and_name_field_selector(custom, sim):
                                         NS, "virtualmachines", resource_version=rv,
                                         field_selector="metadata.name=vm2", timeout_seconds=5), 1)
     assert events[0]["type"] == "ADDED" and events[0]["object"]["metadata"]["name"] == "vm2"
+
+
+def test_send_initial_events_ends_with_an_annotated_bookmark(core):
+    _secret(core, "a")
+    events = _take(watch.Watch().stream(core.list_namespaced_secret, NS,
+                                        allow_watch_bookmarks=True, send_initial_events=True,
+                                        resource_version_match="NotOlderThan",
+                                        resource_version="", timeout_seconds=5), 2)
+    assert events[0]["type"] == "ADDED"
+    assert events[1]["type"] == "BOOKMARK"
+    assert events[1]["raw_object"]["metadata"]["annotations"] == {
+        "k8s.io/initial-events-end": "true"}
+
+
+def test_periodic_bookmarks_while_idle():
+    from keel.kubesim import KubeSim
+    with KubeSim(bookmark_interval=0.2) as sim:
+        core = client.CoreV1Api(sim.api_client())
+        rv = core.list_namespaced_secret(NS).metadata.resource_version
+        start = time.monotonic()
+        events = _take(watch.Watch().stream(core.list_namespaced_secret, NS,
+                                            resource_version=rv, allow_watch_bookmarks=True,
+                                            timeout_seconds=5), 2)
+        assert [e["type"] for e in events] == ["BOOKMARK", "BOOKMARK"]
+        assert time.monotonic() - start < 2
+        assert "annotations" not in events[0]["raw_object"]["metadata"]
