@@ -59,7 +59,10 @@ def test_api_db_and_db_sync_and_version(env, capsys):
     assert _out(capsys).strip() == "None"
     assert env.run("api_db", "sync") == 0
     assert env.run("api_db", "sync") == 0  # no-op
+    assert env.run("api_db", "sync", migration.BASELINE["api"]) == 0
     capsys.readouterr()
+    assert env.run("api_db", "sync", "bogus") == 1
+    assert "ERROR: unknown API database version 'bogus'" in _out(capsys)
     assert env.run("api_db", "version") == 0
     assert _out(capsys).strip() == migration.BASELINE["api"]
 
