@@ -58,6 +58,9 @@ class App:
             verb, dispatch = self._route(req)
             with self._lock:
                 self.requests.append((req.method, verb, req.path))
+            token = self.sim.token
+            if token and req.headers.get("Authorization") != f"Bearer {token}":
+                raise errors.ApiError(401, "Unauthorized", "Unauthorized")
             fault = self.sim.request_faults.take(req.method, verb, req.path)
             if fault is not None:
                 if fault.delay:

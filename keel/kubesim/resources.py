@@ -76,7 +76,7 @@ SUBRESOURCE_VERSION = "v1"
 # virt-api's aggregated routes: (resource, subresource, verbs)
 VIRT_API_ROUTES = [
     ("virtualmachines", s, ["update"]) for s in
-    ("start", "stop", "restart", "migrate", "addvolume", "removevolume", "softreboot")
+    ("start", "stop", "restart", "migrate", "addvolume", "removevolume")
 ] + [
     ("virtualmachineinstances", s, ["update"]) for s in
     ("pause", "unpause", "softreboot", "reset", "freeze", "unfreeze", "addvolume", "removevolume")

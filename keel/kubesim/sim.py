@@ -28,7 +28,7 @@ from .virtapi import VirtApi
 
 class KubeSim(ClusterMixin):
     def __init__(self, *, namespaces=("default",), history_size=1000, bookmark_interval=60.0,
-                 dv_progress_step=50.0, host="127.0.0.1", port=0):
+                 dv_progress_step=50.0, host="127.0.0.1", port=0, token=None):
         self.store = store_mod.Store(history_size=history_size)
         self.watches = watch.WatchHub(self.store)
         self.watches.bookmark_interval = bookmark_interval
@@ -48,6 +48,8 @@ class KubeSim(ClusterMixin):
         self._runner = None
         self._runner_stop = threading.Event()
         self.kubeconfig_path = None
+        # With a token, requests without "Authorization: Bearer <token>" get 401.
+        self.token = token
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self):
@@ -89,7 +91,7 @@ class KubeSim(ClusterMixin):
     def kubeconfig(self, namespace="default"):
         return {"apiVersion": "v1", "kind": "Config", "current-context": "kubesim",
                 "clusters": [{"name": "kubesim", "cluster": {"server": self.url}}],
-                "users": [{"name": "kubesim", "user": {"token": "kubesim"}}],
+                "users": [{"name": "kubesim", "user": {"token": self.token or "kubesim"}}],
                 "contexts": [{"name": "kubesim", "context": {"cluster": "kubesim",
                                                              "user": "kubesim",
                                                              "namespace": namespace}}]}

@@ -142,6 +142,7 @@ class MigrationController:
             if target is not None:
                 o["status"]["activePods"] = {target["metadata"]["uid"]: ms["targetNode"]}
         self._vmi_state(mig, done)
+        self._mirror(mig)
         if ms0.get("sourcePod"):
             try:
                 self.store.delete(kv.POD, ns, ms0["sourcePod"])
@@ -158,8 +159,17 @@ class MigrationController:
                                                        failureReason=reason,
                                                        endTimestamp=meta.now()))
             self._drop_target(ns, ms.get("targetPod"))
+            self._mirror(mig)
         self._set(mig, lambda st, o: self._phase(st, "Failed"))
         self.sim.record_event(mig, "Warning", "FailedMigration", reason, "virt-controller")
+
+    def _mirror(self, mig):
+        """Newer KubeVirt also reports the outcome in the migration's own status."""
+        vmi = self.store.raw(kv.VMI, mig["metadata"]["namespace"],
+                             (mig.get("spec") or {}).get("vmiName"))
+        ms = ((vmi or {}).get("status") or {}).get("migrationState")
+        if ms:
+            self._set(mig, lambda st, o: st.__setitem__("migrationState", ms))
 
     def _abort(self, mig):
         ns = mig["metadata"]["namespace"]

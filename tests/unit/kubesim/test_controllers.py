@@ -126,6 +126,8 @@ def test_migration_phases_move_the_vmi(sim, custom, api_client):
     st = vmi(sim, "vm1")["status"]
     assert st["nodeName"] != source and st["migrationState"]["completed"] is True
     assert st["migrationState"]["sourceNode"] == source
+    mirrored = sim.get("VirtualMachineInstanceMigration", NS, "mig1")["status"]["migrationState"]
+    assert mirrored["completed"] is True and mirrored["targetNode"] == st["nodeName"]
     assert len(sim.launcher_pods(vmi(sim, "vm1"))) == 1
 
 

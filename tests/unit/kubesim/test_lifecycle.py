@@ -61,3 +61,19 @@ def test_kubeconfig_points_at_the_simulator():
         assert cfg.host == sim.url
         ns = client.CoreV1Api(sim.api_client()).list_namespace()
         assert sorted(n.metadata.name for n in ns.items) == ["default", "openkeel"]
+
+
+def test_token_is_enforced_when_configured():
+    with KubeSim(token="s3cret") as sim:
+        assert client.CoreV1Api(sim.api_client()).list_namespace().items  # kubeconfig carries it
+        cfg = client.Configuration()
+        cfg.host = sim.url
+        anon = client.ApiClient(cfg)
+        try:
+            client.CoreV1Api(anon).list_namespace()
+        except client.ApiException as exc:
+            assert exc.status == 401
+        else:
+            raise AssertionError("anonymous request accepted")
+        finally:
+            anon.close()
