@@ -1,6 +1,10 @@
 """Objects: CellMapping, CellMappingList (API database cell_mappings)."""
+import logging
+from urllib import parse as urlparse
+
 import sqlalchemy as sa
 
+from keel.conf import CONF
 from keel.db.api import models
 from keel.db import session as db
 from keel import exception
@@ -9,6 +13,39 @@ from keel.objects import db_helpers as h
 from keel.objects import fields
 
 CELL0_UUID = '00000000-0000-0000-0000-000000000000'
+
+LOG = logging.getLogger(__name__)
+
+
+def _netloc_parts(netloc):
+    user_pass, _, host_port = netloc.rpartition("@")
+    user, _, password = user_pass.partition(":")
+    host, _, port = host_port.partition(":")
+    return {"username": user or None, "password": password or None,
+            "hostname": host or None, "port": int(port) if port else None}
+
+
+def format_url(url, default):
+    """Fill a templated cell URL ({username}, {hostname}, {path}, ...) from
+    this host's own URL, as Nova does, so one mapping can serve hosts whose
+    credentials differ. oslo.messaging multi-host URLs also give
+    {username1}, {hostname2}, ..."""
+    if not url or "{" not in url or not default:
+        return url
+    parsed = urlparse.urlparse(default)
+    subs = {"scheme": parsed.scheme, "username": parsed.username,
+            "password": parsed.password, "hostname": parsed.hostname,
+            "port": parsed.port, "path": parsed.path.lstrip("/"),
+            "query": parsed.query, "fragment": parsed.fragment}
+    if "," in parsed.netloc:
+        for index, netloc in enumerate(parsed.netloc.split(","), start=1):
+            for key, value in _netloc_parts(netloc).items():
+                subs["%s%d" % (key, index)] = value
+    try:
+        return url.format(**subs)
+    except (KeyError, IndexError, ValueError):
+        LOG.exception("Cannot fill the cell mapping URL template %s", url)
+        return url
 
 
 @base.KeelObjectRegistry.register
@@ -40,6 +77,11 @@ class CellMapping(base.KeelTimestampObject, base.KeelObject):
     def _from_db_object(context, cell, row):
         h.copy_columns(cell, row)
         cell.disabled = bool(row.disabled)
+        cell.database_connection = format_url(row.database_connection,
+                                              CONF.database.connection)
+        if row.transport_url != "none":
+            cell.transport_url = format_url(row.transport_url,
+                                            CONF.transport_url)
         cell._context = context
         cell.obj_reset_changes()
         return cell

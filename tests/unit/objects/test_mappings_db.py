@@ -158,3 +158,24 @@ def test_flavor_backport_drops_description(admin_ctx):
     prim = flavor.obj_to_primitive(target_version="1.1")
     assert prim["nova_object.version"] == "1.1"
     assert "description" not in prim["nova_object.data"]
+
+
+def test_templated_cell_urls_are_filled_from_local_config(ctx):
+    from keel.conf import CONF
+    CONF.set_override("transport_url",
+                      "rabbit://alice:s3cret@mq1:5672,bob:pw@mq2:5673/vh")
+    try:
+        cell = objects.CellMapping(
+            ctx, uuid=uuidutils.generate_uuid(), name="tpl",
+            transport_url="rabbit://{username1}:{password1}@{hostname1}:"
+                          "{port1},{username2}:{password2}@{hostname2}/"
+                          "{path}",
+            database_connection="sqlite:///{path}")
+        cell.create()
+        got = objects.CellMapping.get_by_uuid(ctx, cell.uuid)
+        assert got.transport_url == \
+            "rabbit://alice:s3cret@mq1:5672,bob:pw@mq2/vh"
+        assert got.database_connection == "sqlite:///" + \
+            CONF.database.connection.split(":///", 1)[1].lstrip("/")
+    finally:
+        CONF.clear_override("transport_url")
