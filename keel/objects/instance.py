@@ -1,6 +1,9 @@
 """Objects: Instance, InstanceList (the instances table and what hangs off
 it: instance_extra blobs, metadata, system metadata, info cache, tags)."""
+import datetime
+
 from oslo_serialization import jsonutils
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -558,6 +561,96 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
             return list(s.execute(sa.select(models.Instance.uuid).where(
                 models.Instance.host == host,
                 models.Instance.deleted == 0)).scalars())
+
+    @base.remotable_classmethod
+    def get_uuids_by_host_and_node(cls, context, host, node):
+        with db.cell_reader(context) as s:
+            return list(s.execute(sa.select(models.Instance.uuid).where(
+                models.Instance.host == host, models.Instance.node == node,
+                models.Instance.deleted == 0)).scalars())
+
+    @base.remotable_classmethod
+    def get_uuids_by_hosts(cls, context, hosts):
+        """{host: [instance uuids]} for the given hosts (one query)."""
+        inst = models.Instance
+        by_host = {}
+        with db.cell_reader(context) as s:
+            for host, uuid in s.execute(sa.select(inst.host, inst.uuid).where(
+                    inst.host.in_(hosts), inst.deleted == 0)):
+                by_host.setdefault(host, []).append(uuid)
+        return by_host
+
+    @base.remotable_classmethod
+    def get_by_host_and_not_type(cls, context, host, type_id=None):
+        return cls._by_where(context, models.Instance.host == host,
+                             models.Instance.instance_type_id != type_id)
+
+    @base.remotable_classmethod
+    def get_hung_in_rebooting(cls, context, reboot_window,
+                              expected_attrs=None):
+        """Instances stuck in task_state 'rebooting' longer than
+        ``reboot_window`` seconds."""
+        cutoff = timeutils.utcnow() - datetime.timedelta(
+            seconds=reboot_window)
+        return cls._by_where(context,
+                             models.Instance.task_state == "rebooting",
+                             models.Instance.updated_at <= cutoff,
+                             expected_attrs=expected_attrs)
+
+    @base.remotable_classmethod
+    def get_count_by_vm_state(cls, context, project_id, user_id, vm_state):
+        inst = models.Instance
+        with db.cell_reader(context) as s:
+            return s.execute(sa.select(sa.func.count()).select_from(inst)
+                             .where(inst.project_id == project_id,
+                                    inst.user_id == user_id,
+                                    inst.vm_state == vm_state,
+                                    inst.deleted == 0)).scalar()
+
+    @base.remotable_classmethod
+    def _get_active_by_window_joined(cls, context, begin, end=None,
+                                     project_id=None, host=None,
+                                     expected_attrs=None, use_slave=False,
+                                     limit=None, marker=None):
+        """Instances alive at some point of [begin, end] (usage audit)."""
+        inst = models.Instance
+        if isinstance(begin, str):
+            begin = timeutils.parse_isotime(begin).replace(tzinfo=None)
+        if isinstance(end, str):
+            end = timeutils.parse_isotime(end).replace(tzinfo=None)
+        where = [sa.or_(inst.terminated_at.is_(None),
+                        inst.terminated_at > begin)]
+        if end is not None:
+            where.append(inst.launched_at < end)
+        if project_id:
+            where.append(inst.project_id == project_id)
+        if host:
+            where.append(inst.host == host)
+        return cls._by_where(context, *where, expected_attrs=expected_attrs,
+                             read_deleted="yes")
+
+    @classmethod
+    def get_active_by_window_joined(cls, context, begin, end=None,
+                                    project_id=None, host=None,
+                                    expected_attrs=None, use_slave=False,
+                                    limit=None, marker=None):
+        # Datetimes travel as ISO strings through the remotable call.
+        return cls._get_active_by_window_joined(
+            context, begin.isoformat(), end and end.isoformat(),
+            project_id=project_id, host=host,
+            expected_attrs=expected_attrs)
+
+    @classmethod
+    def _by_where(cls, context, *where, expected_attrs=None,
+                  read_deleted=None):
+        with db.cell_reader(context) as s:
+            stmt = sa.select(models.Instance).where(*where).options(
+                *instance_db.load_options(_expand(expected_attrs)))
+            stmt = h.filter_deleted(stmt, models.Instance, context,
+                                    read_deleted=read_deleted)
+            rows = s.execute(stmt.order_by(models.Instance.id)) \
+                .scalars().all()
+            return cls._from_rows(context, rows, expected_attrs)
 
     @base.remotable_classmethod
     def get_all(cls, context, expected_attrs=None):

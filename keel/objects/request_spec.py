@@ -144,6 +144,21 @@ class RequestSpec(base.KeelObject):
         spec._set_transient_defaults()
         return spec
 
+    def reset_forced_destinations(self):
+        """Forced hosts/nodes apply to the first placement only (moves
+        must be free to go elsewhere)."""
+        self.force_hosts = None
+        self.force_nodes = None
+        if self.obj_attr_is_set("requested_destination") and \
+                self.requested_destination is not None:
+            self.requested_destination = None
+
+    def ensure_project_and_user_id(self, instance):
+        if not self.obj_attr_is_set("project_id") or self.project_id is None:
+            self.project_id = instance.project_id
+        if not self.obj_attr_is_set("user_id") or self.user_id is None:
+            self.user_id = instance.user_id
+
     def get_scheduler_hint(self, hint_name, default=None):
         hints = self.scheduler_hints if self.obj_attr_is_set(
             "scheduler_hints") else None

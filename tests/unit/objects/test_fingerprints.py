@@ -49,7 +49,7 @@ object_data = {
     'InstanceGroup': '1.11-05ddeb07cbb6b9d36f4e58f413962961',
     'InstanceGroupList': '1.8-da51cea78259ee1d83e7a4eff6b130e4',
     'InstanceInfoCache': '1.5-1a8429277b48ba86b55c789df3a03d9e',
-    'InstanceList': '2.6-ecae223458fee379ee62505f80621a70',
+    'InstanceList': '2.6-cfa3de8a45d074ac48d58ce27429f4f0',
     'InstanceMapping': '1.2-ac4a574ce0656d83973d72b1f1cd745c',
     'InstanceMappingList': '1.3-55d74a64a551a80b1fd644bc5b8b94da',
     'InstanceNUMACell': '1.6-14f3294c963be5f8354b7bb7bbac43fc',

@@ -59,3 +59,22 @@ def test_instance_mapping_backport_drops_newer_fields():
                                  queued_for_delete=False, cell_mapping=None)
     data = im.obj_to_primitive(target_version="1.0")["nova_object.data"]
     assert "user_id" not in data and "queued_for_delete" not in data
+
+
+def test_selection_from_host_state():
+    class HostState:
+        uuid = uuidutils.generate_uuid()
+        host = "h1"
+        nodename = "n1"
+        cell_uuid = uuidutils.generate_uuid()
+        limits = {"vcpu": 16}
+
+    sel = objects.Selection.from_host_state(
+        HostState(), allocation_request={"allocations": {}},
+        allocation_request_version="1.36")
+    assert sel.service_host == "h1" and sel.limits.vcpu == 16
+    assert sel.allocation_request == '{"allocations": {}}'
+    assert sel.to_dict() == {"host": "h1", "nodename": "n1",
+                             "limits": {"vcpu": 16}}
+    back = objects.Selection.obj_from_primitive(sel.obj_to_primitive())
+    assert back.compute_node_uuid == HostState.uuid

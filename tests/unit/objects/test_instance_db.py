@@ -164,3 +164,31 @@ def test_list_loads_relations_without_n_plus_1(ctx):
         "SELECT")]
     # instances + extra + metadata + system_metadata + info_cache + tags.
     assert len(selects) <= 6, selects
+
+
+def test_host_queries_and_usage_window(ctx):
+    import datetime
+
+    from oslo_utils import timeutils
+
+    a = _instance(ctx, host="h1", node="n1", vm_state="active",
+                  launched_at=timeutils.utcnow() - datetime.timedelta(
+                      hours=2))
+    b = _instance(ctx, host="h2", node="n2", vm_state="active",
+                  launched_at=timeutils.utcnow())
+    assert objects.InstanceList.get_uuids_by_host_and_node(
+        ctx, "h1", "n1") == [a.uuid]
+    assert objects.InstanceList.get_uuids_by_hosts(ctx, ["h1", "h2"]) == {
+        "h1": [a.uuid], "h2": [b.uuid]}
+    assert objects.InstanceList.get_count_by_vm_state(
+        ctx, "fake-project", "fake-user", "active") == 2
+    a.task_state = "rebooting"
+    a.save()
+    assert len(objects.InstanceList.get_hung_in_rebooting(ctx, 3600)) == 0
+    assert [i.uuid for i in objects.InstanceList.get_hung_in_rebooting(
+        ctx, -60)] == [a.uuid]
+    a.terminated_at = timeutils.utcnow() - datetime.timedelta(hours=1)
+    a.save()
+    window = objects.InstanceList.get_active_by_window_joined(
+        ctx, timeutils.utcnow() - datetime.timedelta(minutes=30))
+    assert [i.uuid for i in window] == [b.uuid]
