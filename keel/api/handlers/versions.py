@@ -6,7 +6,9 @@ does the bare ``/v2.1`` (and ``/v2``) document. ``/v2.1/`` and
 """
 import webob.exc
 
+from keel.api import validation
 from keel.api import wsgi
+from keel.api.schemas import versions as schema
 from keel.api.views import versions as versions_view
 
 
@@ -18,6 +20,7 @@ def list_versions(req):
 
 
 @wsgi.expose()
+@validation.query_schema(schema.show_query)
 def show_version(req, id=None):
     """GET /v2.1/ or /v2.1/versions/{id}: one version's document."""
     if id is None or req.is_legacy_v2:
