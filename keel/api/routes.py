@@ -19,6 +19,7 @@ import webob.exc
 from keel.api import fault
 from keel.api import microversion
 from keel.api import wsgi
+from keel.api.handlers import proxies
 from keel.api.handlers import removed
 from keel.api.handlers import versions
 
@@ -27,6 +28,7 @@ ROUTES = {
     "/versions/{id}": {"GET": versions.show_version},
 }
 ROUTES.update(removed.route_entries())
+proxies.route_entries(ROUTES)
 
 PROJECT_ID_RE = re.compile(r"^/([0-9a-f\-]+)(/.*)?$")
 _VAR_RE = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)\}")

@@ -85,3 +85,28 @@ def test_lookup_prefers_literal_and_extracts_args():
     assert m.lookup("/ff00/a/x") == ({"GET": "s"},
                                      {"id": "x", "project_id": "ff00"})
     assert m.lookup("/a/x/") == (None, None)
+
+
+PROXY_ROUTES = [(r["method"], r["path"], r["max_version"])
+                for r in routes_json()
+                if r.get("max_version") == "2.35"
+                and not r.get("removed_in_release")
+                and not r["path"].startswith(("/images", "/servers"))]
+
+
+@pytest.mark.parametrize("method,path,last", PROXY_ROUTES)
+def test_proxy_api_is_404_after_its_last_version(dev_app, method, path,
+                                                 last):
+    minor = int(last.split(".")[1])
+    after = call(dev_app, "/v2.1" + _concrete(path), method=method,
+                 body={"x": {}} if method in ("POST", "PUT") else None,
+                 headers={"OpenStack-API-Version": f"compute 2.{minor + 1}"})
+    assert after.status_int == 404, (method, path)
+    assert after.json == {"itemNotFound": {
+        "code": 404, "message": "The resource could not be found."}}
+    before = call(dev_app, "/v2.1" + _concrete(path), method=method,
+                  body={"x": {}} if method in ("POST", "PUT") else None,
+                  headers={"OpenStack-API-Version": f"compute {last}"})
+    # not forwarded to Neutron/Cinder/Ironic: says so, never a 500
+    assert before.status_int == 501
+    assert "notImplemented" in before.json
