@@ -64,13 +64,6 @@ def _blob(obj):
     return None if obj is None else jsonutils.dumps(obj.obj_to_primitive())
 
 
-def _flavor_blob(cur, old, new):
-    return jsonutils.dumps({
-        "cur": cur.obj_to_primitive() if cur is not None else None,
-        "old": old.obj_to_primitive() if old is not None else None,
-        "new": new.obj_to_primitive() if new is not None else None})
-
-
 @base.KeelObjectRegistry.register
 class Instance(base.KeelPersistentObject, base.KeelObject,
                base.KeelObjectDictCompat):
@@ -304,15 +297,25 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                                         _expand(expected_attrs))
             return cls._from_db_object(context, cls(), row, expected_attrs)
 
-    def _extra_values(self, names):
+    def _extra_values(self, names, stored_flavor=None):
+        """instance_extra column values for the named fields. Flavors not
+        loaded on this object keep what ``stored_flavor`` (the current
+        extra.flavor JSON) holds, so saving new_flavor never drops cur."""
         values = {}
         for name in names:
             if name in _EXTRA_BLOBS:
                 values[name] = _blob(getattr(self, name))
         if set(names) & set(_FLAVORS):
-            values["flavor"] = _flavor_blob(
-                *(getattr(self, n) if self.obj_attr_is_set(n) else None
-                  for n in _FLAVORS))
+            stored = jsonutils.loads(stored_flavor) if stored_flavor else {}
+            blob = {}
+            for key, name in zip(("cur", "old", "new"), _FLAVORS):
+                if self.obj_attr_is_set(name):
+                    value = getattr(self, name)
+                    blob[key] = (value.obj_to_primitive()
+                                 if value is not None else None)
+                else:
+                    blob[key] = stored.get(key)
+            values["flavor"] = jsonutils.dumps(blob)
         return values
 
     @base.remotable
@@ -387,9 +390,16 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             values[name] = value
         if "cleaned" in changes:
             values["cleaned"] = int(bool(self.cleaned))
-        extra = self._extra_values(
-            [n for n in changes if n in _EXTRA_BLOBS or n in _FLAVORS])
+        extra_names = [n for n in changes
+                       if n in _EXTRA_BLOBS or n in _FLAVORS]
         with db.cell_writer(self._context) as s:
+            stored_flavor = None
+            if set(extra_names) & set(_FLAVORS):
+                stored_flavor = s.execute(
+                    sa.select(models.InstanceExtra.flavor).where(
+                        models.InstanceExtra.instance_uuid == self.uuid)
+                ).scalar()
+            extra = self._extra_values(extra_names, stored_flavor)
             instance_db.compare_and_swap(
                 s, self.uuid, values, expected_task_state=expected_task_state,
                 expected_vm_state=expected_vm_state)

@@ -192,3 +192,16 @@ def test_host_queries_and_usage_window(ctx):
     window = objects.InstanceList.get_active_by_window_joined(
         ctx, timeutils.utcnow() - datetime.timedelta(minutes=30))
     assert [i.uuid for i in window] == [b.uuid]
+
+
+def test_saving_new_flavor_keeps_the_current_one(ctx):
+    inst = _instance(ctx)
+    partial = objects.Instance.get_by_uuid(ctx, inst.uuid)
+    bigger = _flavor()
+    bigger.name = "m1.large"
+    partial.new_flavor = bigger
+    partial.save()
+    got = objects.Instance.get_by_uuid(ctx, inst.uuid,
+                                       expected_attrs=["flavor"])
+    assert got.flavor.name == "m1.small"
+    assert got.new_flavor.name == "m1.large" and got.old_flavor is None
