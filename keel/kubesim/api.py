@@ -6,6 +6,8 @@ apiserver would use; writes return 201/200/202 as upstream does.
 import base64
 import collections
 import json
+import select
+import socket
 import threading
 import traceback
 
@@ -27,6 +29,15 @@ def _out(rt, obj):
     if obj.get("apiVersion") != rt.api_version:
         obj = dict(obj, apiVersion=rt.api_version)
     return obj
+
+
+def _peer_closed(sock):
+    """True once the client has closed its end (readable with nothing to read)."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
 
 
 def _truthy(value):
@@ -300,7 +311,8 @@ class App:
         if initial and not bookmarks:
             raise errors.invalid(rt, "", [("sendInitialEvents", "Forbidden: sendInitialEvents "
                                            "requires setting allowWatchBookmarks to true")])
-        stream = self.sim.watches.stream(rt, ns, lm, fm, rv, timeout, bookmarks, initial)
+        stream = self.sim.watches.stream(rt, ns, lm, fm, rv, timeout, bookmarks, initial,
+                                         alive=lambda: not _peer_closed(h.connection))
         h.start_chunked("application/json;stream=watch")
         ending = "clean"
         try:

@@ -86,9 +86,9 @@ class ClusterMixin:
     def launcher_pods(self, vmi):
         if vmi is None:
             return []
-        pods, _ = self.store.items(kv.POD, vmi["metadata"]["namespace"])
-        uid = vmi["metadata"]["uid"]
-        return [p for p in pods if (p["metadata"].get("labels") or {}).get(kv.CREATED_BY) == uid
+        ns = vmi["metadata"]["namespace"]
+        return [p for p in self.store.by_label(kv.POD, kv.CREATED_BY, vmi["metadata"]["uid"])
+                if p["metadata"].get("namespace") == ns
                 and not p["metadata"].get("deletionTimestamp")]
 
     # -- events ----------------------------------------------------------------------------

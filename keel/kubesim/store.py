@@ -33,6 +33,10 @@ def _without_rv(obj):
 
 
 class Store:
+    # Labels looked up on every controller pass (launcher pods by VMI uid); indexed so a
+    # step stays linear in the number of objects.
+    INDEXED_LABELS = ("kubevirt.io/created-by",)
+
     def __init__(self, history_size=1000, first_rv=1000):
         self.lock = threading.RLock()
         self.cond = threading.Condition(self.lock)
@@ -41,6 +45,7 @@ class Store:
         self._history = collections.deque()
         self._history_size = history_size
         self._compacted = 0          # newest resourceVersion no longer in history
+        self._index = collections.defaultdict(set)   # (storage, label, value) -> {(ns, name)}
         self.closed = False
 
     # -- versions and history -------------------------------------------------------------
@@ -77,6 +82,31 @@ class Store:
         with self.lock:
             self.closed = True
             self.cond.notify_all()
+
+    # -- label index ------------------------------------------------------------------------
+    def _index_keys(self, rt, obj):
+        labels = obj["metadata"].get("labels") or {}
+        return [(rt.storage, k, labels[k]) for k in self.INDEXED_LABELS if k in labels]
+
+    def _put(self, rt, key, new, old):
+        if old is not None:
+            for ik in self._index_keys(rt, old):
+                self._index[ik].discard(key)
+        self._bucket(rt)[key] = new
+        for ik in self._index_keys(rt, new):
+            self._index[ik].add(key)
+
+    def _pop(self, rt, key):
+        old = self._bucket(rt).pop(key)
+        for ik in self._index_keys(rt, old):
+            self._index[ik].discard(key)
+        return old
+
+    def by_label(self, rt, label, value):
+        """Stored dicts (read-only) carrying an indexed label value."""
+        with self.lock:
+            bucket = self._bucket(rt)
+            return [bucket[k] for k in sorted(self._index.get((rt.storage, label, value), ()))]
 
     # -- reads ------------------------------------------------------------------------------
     def _bucket(self, rt):
@@ -146,9 +176,9 @@ class Store:
                 return obj
             self._rv += 1
             md["resourceVersion"] = str(self._rv)
-            self._bucket(rt)[(ns, name)] = obj
+            self._put(rt, (ns, name), obj, None)
             self._record(rt, "ADDED", obj, None)
-            return meta.clone(obj)
+            return obj          # stored dicts are never mutated, so sharing it is safe
 
     def _check_namespace(self, ns):
         from .resources import by_kind
@@ -238,7 +268,7 @@ class Store:
                                      "is being deleted, found new finalizers "
                                      f"{sorted(added)}")])
         if new == old:
-            return meta.clone(old)     # no-op writes keep their resourceVersion
+            return old          # no-op writes keep their resourceVersion
         if _body(new) != _body(old):
             md["generation"] = omd.get("generation", 1) + 1
         if dry_run:
@@ -247,13 +277,13 @@ class Store:
             return self._remove(rt, new)
         self._rv += 1
         md["resourceVersion"] = str(self._rv)
-        self._bucket(rt)[(omd.get("namespace", ""), omd["name"])] = new
+        self._put(rt, (omd.get("namespace", ""), omd["name"]), new, old)
         self._record(rt, "MODIFIED", new, old)
-        return meta.clone(new)
+        return new
 
     def _remove(self, rt, obj):
         md = obj["metadata"]
-        old = self._bucket(rt).pop((md.get("namespace", ""), md["name"]))
+        old = self._pop(rt, (md.get("namespace", ""), md["name"]))
         obj = meta.clone(obj)
         self._rv += 1
         obj["metadata"]["resourceVersion"] = str(self._rv)
@@ -304,7 +334,7 @@ class Store:
             # Written as an internal update so the deletion fields are kept.
             self._rv += 1
             md["resourceVersion"] = str(self._rv)
-            self._bucket(rt)[(md.get("namespace", ""), name)] = new
+            self._put(rt, (md.get("namespace", ""), name), new, old)
             self._record(rt, "MODIFIED", new, old)
             return meta.clone(new), False
 

@@ -33,7 +33,7 @@ class WatchHub:
             self.store.cond.notify_all()
 
     def stream(self, rt, ns, label_match, field_match, rv_param, timeout, bookmarks,
-               send_initial=False):
+               send_initial=False, alive=lambda: True):
         """Yield ('event', dict) items, ending with ('end', 'clean'|'abrupt').
 
         send_initial (sendInitialEvents=true) replays the current objects as ADDED and then
@@ -77,7 +77,11 @@ class WatchHub:
                         limit = next_bookmark if bookmarks else nowt + 3600
                         if deadline:
                             limit = min(limit, deadline)
-                        store.cond.wait(max(0.0, limit - nowt))
+                        # Wake at least every second to notice a client that went away.
+                        store.cond.wait(min(1.0, max(0.0, limit - nowt)))
+                        if not alive():
+                            yield "end", "abrupt"
+                            return
                     if store.closed:
                         yield "end", "abrupt"
                         return

@@ -83,7 +83,7 @@ class VMController:
         self._apply_volume_requests(vm, vmi)
         vm = self.store.raw(kv.VM, ns, name)
         self._run(vm, vmi, dvs)
-        self._status(ns, name)
+        # status is written by the VMStatusController pass at the end of the step
 
     # -- DataVolume templates --------------------------------------------------------------
     def _ensure_datavolumes(self, vm):

@@ -203,3 +203,18 @@ def test_periodic_bookmarks_while_idle():
         assert [e["type"] for e in events] == ["BOOKMARK", "BOOKMARK"]
         assert time.monotonic() - start < 2
         assert "annotations" not in events[0]["raw_object"]["metadata"]
+
+
+def test_server_notices_a_client_that_went_away(core, sim):
+    stream = core.list_namespaced_secret(NS, watch=True, _preload_content=False)
+    deadline = time.monotonic() + 5
+    while sim.watches.active != 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sim.watches.active == 1
+    stream.close()
+    stream.release_conn()
+    core.api_client.rest_client.pool_manager.clear()      # drop the socket for real
+    deadline = time.monotonic() + 5
+    while sim.watches.active and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert sim.watches.active == 0
