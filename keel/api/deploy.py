@@ -7,7 +7,8 @@
   FaultWrapper          any error escaping below becomes Nova's JSON fault
   RequestLog            one INFO line per request, with its microversion
   URL map:
-    /                   version list (300 "choices" for unknown paths)
+    /                   version list (300 "choices" for unknown paths);
+                        /openapi.json: the generated OpenAPI 3.1 document
     /v2.1, /v2          that version's document, no token needed
     /v2.1/…             RequestBodySizeLimiter → auth (keystone or
                         keel-development) → context → Router
@@ -30,6 +31,7 @@ import webob.dec
 from keel.api import auth
 from keel.api import fault
 from keel.api import microversion
+from keel.api import openapi
 from keel.api import routes
 from keel.api import wsgi
 from keel.api.handlers import versions
@@ -111,8 +113,10 @@ class URLMap:
 
 
 def _root_app(environ, start_response):
-    return versions.list_versions(wsgi.Request(environ))(
-        environ, start_response)
+    req = wsgi.Request(environ)
+    if req.path_info == "/openapi.json" and req.method == "GET":
+        return wsgi.json_response(openapi.document())(environ, start_response)
+    return versions.list_versions(req)(environ, start_response)
 
 
 def build_api(conf, router):
