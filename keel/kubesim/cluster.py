@@ -17,6 +17,7 @@ class ClusterMixin:
         self.forced_unschedulable = set()
         self.forced_image_errors = set()
         self.no_agent = set()
+        self.shutting_down = set()      # VMI uids whose guests were asked to shut down
         self._ips = itertools.count(2)
         self._macs = itertools.count(1)
 

@@ -8,47 +8,64 @@ from .. import meta
 from ..virtapi import add_volume_to_spec, remove_volume_from_spec
 
 
-def printable_status(vm, vmi, dvs, pods):
-    """The table of virt-controller's setPrintableStatus, most specific state first."""
-    md = vm["metadata"]
-    status = vm.get("status") or {}
-    if md.get("deletionTimestamp"):
+def _start_expected(vm):
+    requests = (vm.get("status") or {}).get("stateChangeRequests") or []
+    if requests:
+        return requests[0].get("action") == "Start" or any(
+            r.get("action") == "Start" for r in requests)
+    strategy = kv.run_strategy(vm)
+    return strategy in ("Always", "RerunOnFailure") or (
+        strategy == "Once" and not (vm.get("status") or {}).get("created"))
+
+
+def _stop_expected(vm, vmi):
+    requests = (vm.get("status") or {}).get("stateChangeRequests") or []
+    if requests and requests[0].get("action") == "Stop":
+        return True
+    return kv.run_strategy(vm) == "Halted" and not any(
+        r.get("action") == "Start" for r in requests)
+
+
+def _synchronized_reason(vmi):
+    cond = meta.get_condition(vmi or {}, "Synchronized")
+    return cond.get("reason") if cond and cond.get("status") == "False" else None
+
+
+def printable_status(vm, vmi, dvs):
+    """virt-controller's printableStatus: the first matching state in upstream's order."""
+    final = kv.is_final(vmi)
+    if vm["metadata"].get("deletionTimestamp"):
         return "Terminating"
-    requests = status.get("stateChangeRequests") or []
-    if vmi is not None and (vmi["metadata"].get("deletionTimestamp") or any(
-            r.get("action") == "Stop" and r.get("uid") == vmi["metadata"]["uid"]
-            for r in requests)):
-        # Until the VMI object is gone the VM is Stopping, even once the guest is down.
+    if vmi is not None and not final and (vmi["metadata"].get("deletionTimestamp")
+                                          or _stop_expected(vm, vmi)):
         return "Stopping"
-    if vmi is not None and not kv.is_final(vmi):
+    if vmi is not None:
         mig = (vmi.get("status") or {}).get("migrationState")
         if mig and not mig.get("completed") and not mig.get("failed"):
             return "Migrating"
-        if kv.is_paused(vmi):
-            return "Paused"
         if kv.phase(vmi) == "Running":
-            return "Running"
+            return "Paused" if kv.is_paused(vmi) else "Running"
+    if _synchronized_reason(vmi) == "FailedPvcNotFound":
+        return "ErrorPvcNotFound"
     if any((dv.get("status") or {}).get("phase") == "Failed" for dv in dvs):
         return "DataVolumeError"
-    if vmi is not None and not kv.is_final(vmi):
-        cond = meta.get_condition(vmi, "PodScheduled")
-        if cond and cond.get("status") == "False" and cond.get("reason") == "Unschedulable":
-            return "ErrorUnschedulable"
-        for pod in pods:
-            for cs in (pod.get("status") or {}).get("containerStatuses") or []:
-                reason = ((cs.get("state") or {}).get("waiting") or {}).get("reason")
-                if reason in ("ErrImagePull", "ImagePullBackOff", "CrashLoopBackOff"):
-                    return reason
+    cond = meta.get_condition(vmi or {}, "PodScheduled")
+    if cond and cond.get("status") == "False" and cond.get("reason") == "Unschedulable":
+        return "ErrorUnschedulable"
+    if any((dv.get("status") or {}).get("phase") not in ("Succeeded", "Failed") for dv in dvs):
+        return "Provisioning"
+    if _synchronized_reason(vmi) in ("ErrImagePull", "ImagePullBackOff"):
+        return _synchronized_reason(vmi)
+    if vmi is None and _start_expected(vm):
         return "Starting"
-    if status.get("startFailure"):
+    if vmi is not None and kv.phase(vmi) in ("", "Pending", "Scheduling", "Scheduled"):
+        return "Starting"
+    if (vm.get("status") or {}).get("startFailure") and \
+            kv.run_strategy(vm) in ("Always", "RerunOnFailure", "Once"):
         return "CrashLoopBackOff"
-    wants = kv.run_strategy(vm) in ("Always", "RerunOnFailure") or any(
-        r.get("action") == "Start" for r in requests)
-    if wants and vmi is None:
-        if any((dv.get("status") or {}).get("phase") != "Succeeded" for dv in dvs):
-            return "Provisioning"
-        return "Starting"
-    return "Stopped"
+    if (vmi is not None and final) or (vmi is None and not _start_expected(vm)):
+        return "Stopped"
+    return "Unknown"
 
 
 class VMController:
@@ -223,11 +240,10 @@ class VMController:
         dvs = [d for d in (self.store.raw(kv.DV, ns, (t.get("metadata") or {}).get("name"))
                            for t in (vm.get("spec") or {}).get("dataVolumeTemplates") or [])
                if d is not None]
-        pods = self.sim.launcher_pods(vmi) if vmi is not None else []
 
         def apply(obj):
             st = obj.setdefault("status", {})
-            st["printableStatus"] = printable_status(obj, vmi, dvs, pods)
+            st["printableStatus"] = printable_status(obj, vmi, dvs)
             st["created"] = vmi is not None
             ready = (vmi is not None and kv.phase(vmi) == "Running" and
                      (meta.get_condition(vmi, "Ready") or {}).get("status") == "True")

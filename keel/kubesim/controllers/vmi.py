@@ -70,7 +70,8 @@ class VMIController:
         if phase == "":
             self._mutate(vmi, lambda o: self._set_phase(o, "Pending"))
         elif phase == "Pending":
-            self._create_pod(vmi)
+            if self._claims_present(vmi):
+                self._create_pod(vmi)
         elif phase == "Scheduling":
             self._schedule(vmi)
         elif phase == "Scheduled":
@@ -83,7 +84,13 @@ class VMIController:
     def _deleting(self, vmi):
         ns, name = kv.ns_name(vmi)
         if not kv.is_final(vmi):
-            # virt-handler shuts the guest down; the launcher pod completes.
+            uid = vmi["metadata"]["uid"]
+            if uid not in self.sim.shutting_down:
+                # virt-handler first signals the guest (ACPI); it is down by the next step.
+                self.sim.shutting_down.add(uid)
+                return
+            self.sim.shutting_down.discard(uid)
+
             def shut(o):
                 self._set_phase(o, "Succeeded")
                 meta.set_condition(o, "Ready", "False", "PodTerminating", "")
@@ -97,6 +104,21 @@ class VMIController:
         self.store.finalize(kv.VMI, ns, name, kv.VMI_FINALIZER)
 
     # -- start-up --------------------------------------------------------------------------
+    def _claims_present(self, vmi):
+        """virt-controller holds a VMI whose PVC is missing: Synchronized=False."""
+        ns = vmi["metadata"]["namespace"]
+        for vol in (vmi.get("spec") or {}).get("volumes") or []:
+            claim = (vol.get("persistentVolumeClaim") or {}).get("claimName") or \
+                (vol.get("dataVolume") or {}).get("name")
+            if claim and self.store.raw(kv.PVC, ns, claim) is None:
+                msg = f"PVC {ns}/{claim} does not exist, waiting for it to appear"
+                self._mutate(vmi, lambda o: meta.set_condition(o, "Synchronized", "False",
+                                                               "FailedPvcNotFound", msg))
+                return False
+        if meta.get_condition(vmi, "Synchronized"):
+            self._mutate(vmi, lambda o: meta.remove_condition(o, "Synchronized"))
+        return True
+
     def _create_pod(self, vmi):
         ns, name = kv.ns_name(vmi)
         spec = vmi.get("spec") or {}
@@ -191,14 +213,20 @@ class VMIController:
         image = images[0] if images else LAUNCHER_IMAGE
         msg = f'Back-off pulling image "{image}": ErrImagePull: image not found'
 
+        # kubelet alternates between a pull attempt and the back-off that follows it
+        cur = ((((pod.get("status") or {}).get("containerStatuses") or [{}])[0].get("state")
+                or {}).get("waiting") or {}).get("reason")
+        reason = "ImagePullBackOff" if cur == "ErrImagePull" else "ErrImagePull"
+
         def on_pod(p):
-            waiting = {"waiting": {"reason": "ErrImagePull", "message": msg}}
+            waiting = {"waiting": {"reason": reason, "message": msg}}
             p["status"]["containerStatuses"] = [
                 {"name": c["name"], "ready": False, "restartCount": 0, "image": c["image"],
                  "imageID": "", "state": waiting} for c in p["spec"]["containers"]]
             return p
         had = (pod.get("status") or {}).get("containerStatuses")
         self.store.mutate(kv.POD, ns, pod["metadata"]["name"], on_pod)
+        self._mutate(vmi, lambda o: meta.set_condition(o, "Synchronized", "False", reason, msg))
         if not had:
             self.sim.record_event(pod, "Warning", "Failed", msg, "kubelet")
 

@@ -59,7 +59,12 @@ def test_image_pull_error(sim, custom, api_client, core):
     waiting = pod.status.container_statuses[0].state.waiting
     assert waiting.reason == "ErrImagePull" and "registry.example/nope:1" in waiting.message
     sim.step()
+    assert printable(sim, "vm1") == "ImagePullBackOff"        # kubelet backs off...
+    sim.step()
+    assert printable(sim, "vm1") == "ErrImagePull"            # ...and tries again
     assert vmi_phase(sim, "vm1") == "Scheduling"
+    sync = [c for c in vmi(sim, "vm1")["status"]["conditions"] if c["type"] == "Synchronized"]
+    assert sync[0]["status"] == "False" and sync[0]["reason"] == "ErrImagePull"
     subresource(api_client, VM, "vm1", "stop")
     sim.run_until(lambda: printable(sim, "vm1") == "Stopped")
 
@@ -133,3 +138,16 @@ def test_server_side_timeout_status(core, sim):
     with pytest.raises(client.ApiException) as err:
         core.list_namespaced_secret(NS)
     assert err.value.status == 504 and json.loads(err.value.body)["reason"] == "Timeout"
+
+
+def test_missing_pvc_holds_the_vmi(sim, custom, api_client, core):
+    create_vm(custom, "vm1")
+    custom.patch_namespaced_custom_object(G, "v1", NS, VM, "vm1", {"spec": {"template": {
+        "spec": {"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "gone"}}]}}}})
+    subresource(api_client, VM, "vm1", "start")
+    sim.run_until(lambda: printable(sim, "vm1") == "ErrorPvcNotFound")
+    assert vmi_phase(sim, "vm1") == "Pending"
+    core.create_namespaced_persistent_volume_claim(NS, client.V1PersistentVolumeClaim(
+        metadata=client.V1ObjectMeta(name="gone"),
+        spec=client.V1PersistentVolumeClaimSpec(access_modes=["ReadWriteMany"])))
+    sim.run_until(lambda: vmi_phase(sim, "vm1") == "Running")

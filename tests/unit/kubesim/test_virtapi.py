@@ -53,9 +53,9 @@ def test_stop_deletes_the_vmi_through_stopping(sim, custom, api_client):
     subresource(api_client, VM, "vm1", "stop", {"gracePeriod": 0})
     assert vmi(sim, "vm1")["spec"]["terminationGracePeriodSeconds"] == 0
     seen = []
-    sim.run_until(lambda: seen.append(printable(sim, "vm1")) or printable(sim, "vm1") == "Stopped")
-    assert "Stopping" in seen
-    assert vmi(sim, "vm1") is None
+    sim.run_until(lambda: seen.append(printable(sim, "vm1")) or vmi(sim, "vm1") is None)
+    assert seen[:3] == ["Running", "Stopping", "Stopped"]     # Stopped once the guest is down
+    assert printable(sim, "vm1") == "Stopped"
     assert sim.list("Pod", NS) == []
 
 
