@@ -112,15 +112,12 @@ def test_models_work_on_the_migrated_schema(backend, dbs):
 
 
 def test_keel_command_in_a_separate_process(dbs, tmp_path):
-    api_url, cell_url = dbs("mysql", "nova_api"), dbs("mysql", "nova")
-    conf = write_conf(tmp_path, api_url, cell_url)
+    api_url = dbs("mysql", "nova_api")
+    conf = write_conf(tmp_path, api_url, "sqlite://")
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     keel = [sys.executable, "-m", "keel.cmd.main", "manage",
             "--config-file", str(conf)]
     done = subprocess.run(keel + ["api_db", "sync"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    done = subprocess.run(keel + ["api_db", "version"], env=env,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0
-    assert done.stdout.strip().splitlines()[-1] == migration.BASELINE["api"]
+    assert migration.db_version("api", api_url) == migration.BASELINE["api"]

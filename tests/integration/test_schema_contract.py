@@ -34,17 +34,15 @@ def nova_revision(database):
                      DDL[database].read_text(), re.M).group(1)
 
 
-def load_reference(url, database, with_version=True):
+def load_reference(url, database):
     eng = sa.create_engine(url)
     try:
         with eng.begin() as conn:
             for stmt in DDL[database].read_text().split(";\n"):
                 if stmt.strip() and not stmt.strip().startswith("--"):
                     conn.exec_driver_sql(stmt)
-            if with_version:
-                conn.exec_driver_sql(
-                    "INSERT INTO alembic_version VALUES ('%s')"
-                    % nova_revision(database))
+            conn.exec_driver_sql("INSERT INTO alembic_version VALUES ('%s')"
+                                 % nova_revision(database))
     finally:
         eng.dispose()
 
@@ -104,15 +102,33 @@ def mariadb():
         databases.drop(url)
 
 
+@pytest.fixture(scope="module")
+def nova_34():
+    """Databases as Nova 34 created them: the DDL plus Nova's revision.
+
+    Loaded once: the comparisons only read them and adoption only changes
+    the alembic_version row, which no comparison looks at.
+    """
+    urls = {}
+    try:
+        for database, prefix in (("api", "nova_api"), ("main", "nova")):
+            urls[database] = databases.create_mariadb(prefix)
+            load_reference(urls[database], database)
+        yield urls
+    finally:
+        session.reset()
+        for url in urls.values():
+            databases.drop(url)
+
+
 def test_reference_heads_are_the_ones_keel_adopts():
     for database in ("api", "main"):
         assert nova_revision(database) == migration.NOVA_HEAD[database]
 
 
 @pytest.mark.parametrize("database", ["api", "main"])
-def test_keel_schema_equals_nova_34(mariadb, database):
-    ref, keel = mariadb("ref"), mariadb("keel")
-    load_reference(ref, database, with_version=False)
+def test_keel_schema_equals_nova_34(nova_34, mariadb, database):
+    ref, keel = nova_34[database], mariadb("keel")
     migration.db_sync(database, connection=keel)
 
     tables = sorted(METADATA[database].tables)
@@ -125,10 +141,8 @@ def test_keel_schema_equals_nova_34(mariadb, database):
     assert set(show_create_tables(keel)) == set(tables) | {"alembic_version"}
 
 
-def test_nova_34_databases_are_adopted_unchanged(mariadb, tmp_path, capsys):
-    api, cell = mariadb("nova_api"), mariadb("nova")
-    load_reference(api, "api")
-    load_reference(cell, "main")
+def test_nova_34_databases_are_adopted_unchanged(nova_34, tmp_path, capsys):
+    api, cell = nova_34["api"], nova_34["main"]
     before = {"api": show_create_tables(api), "main": show_create_tables(cell)}
     conf = tmp_path / "nova.conf"
     conf.write_text(f"[api_database]\nconnection = {api}\n"
