@@ -356,3 +356,8 @@ class InstanceInfoCacheNotFound(NotFound):
 class VolumeBDMIsMultiattach(Invalid):
     msg_fmt = ("Volume %(volume_id)s is attached to more than one instance; "
                "look up its block device mapping with the instance.")
+
+
+class DBNotAllowed(NovaException):
+    msg_fmt = ("%(binary)s attempted direct database access which is not "
+               "allowed by policy")

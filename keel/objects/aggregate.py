@@ -4,7 +4,6 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from keel.db.api import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -53,7 +52,7 @@ class Aggregate(base.KeelPersistentObject, base.KeelObject,
 
     @classmethod
     def _get_one(cls, context, not_found, *where):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.execute(_agg_query(*where)).scalars().first()
             if row is None:
                 raise not_found
@@ -91,7 +90,7 @@ class Aggregate(base.KeelPersistentObject, base.KeelObject,
         metadata = self.metadata if self.obj_attr_is_set("metadata") else {}
         with h.translate_duplicates(lambda e: exception.AggregateNameExists(
                 aggregate_name=self.name)):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 row = models.Aggregate(**values)
                 row._metadata = [models.AggregateMetadata(key=k, value=v)
                                  for k, v in (metadata or {}).items()]
@@ -109,7 +108,7 @@ class Aggregate(base.KeelPersistentObject, base.KeelObject,
                                   skip=("deleted", "deleted_at"))
         with h.translate_duplicates(lambda e: exception.AggregateNameExists(
                 aggregate_name=self.name)):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 row = self._load_row(s)
                 for key, value in values.items():
                     setattr(row, key, value)
@@ -130,7 +129,7 @@ class Aggregate(base.KeelPersistentObject, base.KeelObject,
     @base.remotable
     def update_metadata(self, updates):
         """Set keys; a key whose value is None is removed."""
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = self._load_row(s)
             have = {m.key: m for m in row._metadata}
             for key, value in updates.items():
@@ -147,12 +146,12 @@ class Aggregate(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable
     def destroy(self):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             s.delete(self._load_row(s))
 
     @base.remotable
     def add_host(self, host):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = self._load_row(s)
             if host in [x.host for x in row._hosts]:
                 raise exception.AggregateHostExists(aggregate_id=self.id,
@@ -163,7 +162,7 @@ class Aggregate(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable
     def delete_host(self, host):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = self._load_row(s)
             match = [x for x in row._hosts if x.host == host]
             if not match:
@@ -184,7 +183,7 @@ class AggregateList(base.ObjectListBase, base.KeelObject):
 
     @classmethod
     def _query(cls, context, *where):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             rows = s.execute(_agg_query(*where)).scalars().all()
             return base.obj_make_list(context, cls(context), Aggregate, rows)
 

@@ -19,7 +19,14 @@ from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovoo_base
 from oslo_versionedobjects import exception as ovoo_exc
 
+from keel.objects import db_helpers
 from keel.objects import fields as obj_fields
+
+# Compute hosts call this at start-up: afterwards an object method that
+# would touch a database locally raises DBNotAllowed (as Nova's
+# DISABLE_DB_ACCESS); remotable methods still work through the conductor.
+disable_db_access = db_helpers.disable_db_access
+enable_db_access = db_helpers.enable_db_access
 
 # Re-exported so object modules only import keel.objects.base.
 remotable = ovoo_base.remotable

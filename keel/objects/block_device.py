@@ -4,7 +4,6 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from keel.db.cell import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -107,7 +106,7 @@ class BlockDeviceMapping(base.KeelPersistentObject, base.KeelObject,
                                               reason="instance assigned")
         values = self._values_for_db()
         values.setdefault("uuid", uuidutils.generate_uuid())
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = models.BlockDeviceMapping(**values)
             s.add(row)
             s.flush()
@@ -119,7 +118,7 @@ class BlockDeviceMapping(base.KeelPersistentObject, base.KeelObject,
         else create one, as Nova does when attaching."""
         bdm = models.BlockDeviceMapping
         values = self._values_for_db()
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             stmt = sa.select(bdm).where(
                 bdm.instance_uuid == self.instance_uuid, bdm.deleted == 0)
             if self.obj_attr_is_set("volume_id") and self.volume_id:
@@ -144,7 +143,7 @@ class BlockDeviceMapping(base.KeelPersistentObject, base.KeelObject,
     @base.remotable
     def save(self):
         values = self._values_for_db()
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.get(models.BlockDeviceMapping, self.id)
             if row is None or row.deleted:
                 raise exception.BDMNotFound(id=self.id)
@@ -158,7 +157,7 @@ class BlockDeviceMapping(base.KeelPersistentObject, base.KeelObject,
         if not self.obj_attr_is_set("id"):
             raise exception.ObjectActionError(action="destroy",
                                               reason="already destroyed")
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.get(models.BlockDeviceMapping, self.id)
             if row is None or row.deleted:
                 raise exception.BDMNotFound(id=self.id)
@@ -169,7 +168,7 @@ class BlockDeviceMapping(base.KeelPersistentObject, base.KeelObject,
     @classmethod
     def _get_by_volume(cls, context, volume_id, *where, expected_attrs=None):
         bdm = models.BlockDeviceMapping
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             rows = s.execute(sa.select(bdm).where(
                 bdm.volume_id == volume_id, bdm.deleted == 0, *where)
                 .order_by(bdm.id)).scalars().all()
@@ -216,7 +215,7 @@ class BlockDeviceMappingList(base.ObjectListBase, base.KeelObject):
     @classmethod
     def _query(cls, context, *where):
         bdm = models.BlockDeviceMapping
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             rows = s.execute(sa.select(bdm).where(bdm.deleted == 0, *where)
                              .order_by(bdm.id)).scalars().all()
             return base.obj_make_list(context, cls(context),

@@ -5,7 +5,6 @@ from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
 from keel.db.api import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -69,7 +68,7 @@ class BuildRequest(base.KeelTimestampObject, base.KeelObject):
 
     @base.remotable_classmethod
     def get_by_instance_uuid(cls, context, instance_uuid):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.execute(sa.select(models.BuildRequest).filter_by(
                 instance_uuid=instance_uuid)).scalars().first()
             if row is None:
@@ -88,7 +87,7 @@ class BuildRequest(base.KeelTimestampObject, base.KeelObject):
         with h.translate_duplicates(
                 lambda e: exception.BuildRequestAlreadyExists(
                     uuid=self.instance_uuid)):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 row = models.BuildRequest(**values)
                 s.add(row)
                 s.flush()
@@ -100,7 +99,7 @@ class BuildRequest(base.KeelTimestampObject, base.KeelObject):
     @base.remotable
     def save(self):
         values = self._values_for_db()
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = s.execute(sa.select(models.BuildRequest).filter_by(
                 instance_uuid=self.instance_uuid)).scalars().first()
             if row is None:
@@ -111,7 +110,7 @@ class BuildRequest(base.KeelTimestampObject, base.KeelObject):
 
     @base.remotable
     def destroy(self):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             gone = s.execute(sa.delete(models.BuildRequest).filter_by(
                 instance_uuid=self.instance_uuid)).rowcount
         if not gone:
@@ -154,7 +153,7 @@ class BuildRequestList(base.ObjectListBase, base.KeelObject):
         if not context.is_admin:
             stmt = stmt.where(
                 models.BuildRequest.project_id == context.project_id)
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             rows = s.execute(stmt).scalars().all()
             return base.obj_make_list(context, cls(context), BuildRequest,
                                       rows)

@@ -6,7 +6,6 @@ import sqlalchemy as sa
 
 from keel.conf import CONF
 from keel.db.api import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -88,7 +87,7 @@ class CellMapping(base.KeelTimestampObject, base.KeelObject):
 
     @base.remotable_classmethod
     def get_by_uuid(cls, context, uuid):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.execute(sa.select(models.CellMapping)
                             .filter_by(uuid=uuid)).scalars().first()
             if row is None:
@@ -97,7 +96,7 @@ class CellMapping(base.KeelTimestampObject, base.KeelObject):
 
     @classmethod
     def get_by_id(cls, context, cell_id):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.get(models.CellMapping, cell_id)
             if row is None:
                 raise exception.CellMappingNotFound(uuid=cell_id)
@@ -109,7 +108,7 @@ class CellMapping(base.KeelTimestampObject, base.KeelObject):
         values = h.changes_for_db(self, models.CellMapping)
         with h.translate_duplicates(
                 lambda e: exception.CellMappingExists(name=self.uuid)):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 row = models.CellMapping(**values)
                 s.add(row)
                 s.flush()
@@ -118,7 +117,7 @@ class CellMapping(base.KeelTimestampObject, base.KeelObject):
     @base.remotable
     def save(self):
         values = h.changes_for_db(self, models.CellMapping)
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = s.execute(sa.select(models.CellMapping)
                             .filter_by(uuid=self.uuid)).scalars().first()
             if row is None:
@@ -130,7 +129,7 @@ class CellMapping(base.KeelTimestampObject, base.KeelObject):
 
     @base.remotable
     def destroy(self):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             deleted = s.execute(sa.delete(models.CellMapping)
                                 .filter_by(uuid=self.uuid)).rowcount
             if not deleted:
@@ -147,7 +146,7 @@ class CellMappingList(base.ObjectListBase, base.KeelObject):
 
     @classmethod
     def _query(cls, context, *where):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             rows = s.execute(sa.select(models.CellMapping).where(*where)
                              .order_by(models.CellMapping.id)).scalars().all()
             return base.obj_make_list(context, cls(context), CellMapping,

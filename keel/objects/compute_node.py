@@ -5,7 +5,6 @@ import sqlalchemy as sa
 
 from keel.conf import CONF
 from keel.db.cell import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -104,7 +103,7 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
 
     @classmethod
     def _get_one(cls, context, not_found, *where):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(models.ComputeNode).where(*where) \
                 .order_by(models.ComputeNode.id)
             row = s.execute(h.filter_deleted(stmt, models.ComputeNode,
@@ -162,7 +161,7 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
             return exception.DuplicateRecord(target=values.get("uuid"))
 
         with h.translate_duplicates(_dup):
-            with db.cell_writer(self._context) as s:
+            with h.cell_writer(self._context) as s:
                 row = models.ComputeNode(**values)
                 s.add(row)
                 s.flush()
@@ -171,7 +170,7 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
     @base.remotable
     def save(self, prune_stats=False):
         values = self._values_for_db()
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.get(models.ComputeNode, self.id)
             if row is None or row.deleted:
                 raise exception.ComputeHostNotFound(host=self.id)
@@ -187,7 +186,7 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
 
     @base.remotable
     def destroy(self):
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.get(models.ComputeNode, self.id)
             if row is None or row.deleted:
                 raise exception.ComputeHostNotFound(host=self.id)
@@ -204,7 +203,7 @@ class ComputeNodeList(base.ObjectListBase, base.KeelObject):
 
     @classmethod
     def _query(cls, context, *where):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(models.ComputeNode).where(*where) \
                 .order_by(models.ComputeNode.id)
             rows = s.execute(h.filter_deleted(stmt, models.ComputeNode,

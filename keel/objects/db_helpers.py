@@ -10,7 +10,47 @@ from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
+from keel.db import session
 from keel import exception
+
+# Set on compute hosts: the objects' own database code must never run there
+# (remotable methods go to the conductor), so any attempt is an error.
+_db_access_disabled = False
+
+
+def disable_db_access():
+    global _db_access_disabled
+    _db_access_disabled = True
+
+
+def enable_db_access():
+    global _db_access_disabled
+    _db_access_disabled = False
+
+
+def _check_db_access():
+    if _db_access_disabled:
+        raise exception.DBNotAllowed(binary="nova-compute")
+
+
+def cell_reader(context):
+    _check_db_access()
+    return session.cell_reader(context)
+
+
+def cell_writer(context):
+    _check_db_access()
+    return session.cell_writer(context)
+
+
+def api_reader(context):
+    _check_db_access()
+    return session.api_reader(context)
+
+
+def api_writer(context):
+    _check_db_access()
+    return session.api_writer(context)
 
 
 def filter_deleted(stmt, model, context, read_deleted=None):

@@ -4,7 +4,6 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from keel.db.api import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -94,7 +93,7 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable
     def _load_projects(self):
-        with db.api_reader(self._context) as s:
+        with h.api_reader(self._context) as s:
             self.projects = list(s.execute(
                 sa.select(models.FlavorProjects.project_id)
                 .filter_by(flavor_id=self.id)).scalars())
@@ -102,7 +101,7 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
 
     @classmethod
     def _get_one(cls, context, not_found, *where):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.execute(_flavor_query(context, *where)).scalars().first()
             if row is None:
                 raise not_found
@@ -138,7 +137,7 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
             return exception.FlavorExists(name=self.name)
 
         with h.translate_duplicates(_exists):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 row = models.Flavors(**values)
                 row.extra_specs = [
                     models.FlavorExtraSpecs(key=k, value=v)
@@ -154,7 +153,7 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
     def save_extra_specs(self, to_add=None, to_delete=None):
         """Add/replace ``to_add`` and remove the keys in ``to_delete``."""
         spec = models.FlavorExtraSpecs
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             if to_delete:
                 s.execute(sa.delete(spec).where(spec.flavor_id == self.id,
                                                 spec.key.in_(to_delete)))
@@ -173,7 +172,7 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
                                               reason="projects modified")
         with h.translate_duplicates(lambda e: exception.FlavorAccessExists(
                 flavor_id=self.flavorid, project_id=project_id)):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 s.add(models.FlavorProjects(flavor_id=self.id,
                                             project_id=project_id))
         self._load_projects()
@@ -183,7 +182,7 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
         if "projects" in self.obj_what_changed():
             raise exception.ObjectActionError(action="remove_access",
                                               reason="projects modified")
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             gone = s.execute(sa.delete(models.FlavorProjects).filter_by(
                 flavor_id=self.id, project_id=project_id)).rowcount
         if not gone:
@@ -193,7 +192,7 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable
     def save_projects(self, to_add=None, to_delete=None):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             if to_delete:
                 s.execute(sa.delete(models.FlavorProjects).where(
                     models.FlavorProjects.flavor_id == self.id,
@@ -224,7 +223,7 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
             self.save_projects(to_add=sorted(new - old),
                                to_delete=sorted(old - new))
         if "description" in changed:
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 s.execute(sa.update(models.Flavors)
                           .where(models.Flavors.id == self.id)
                           .values(description=self.description))
@@ -232,7 +231,7 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable
     def destroy(self):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = s.get(models.Flavors, self.id) if self.obj_attr_is_set(
                 "id") else s.execute(sa.select(models.Flavors).filter_by(
                     flavorid=self.flavorid)).scalars().first()
@@ -272,7 +271,7 @@ class FlavorList(base.ObjectListBase, base.KeelObject):
                 public = sa.or_(public, fl.projects.any(
                     models.FlavorProjects.project_id == context.project_id))
             where.append(public)
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             marker_row = None
             if marker is not None:
                 marker_row = s.execute(sa.select(fl).filter_by(

@@ -3,7 +3,6 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from keel.db.api import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import cell_mapping
@@ -38,7 +37,7 @@ class HostMapping(base.KeelTimestampObject, base.KeelObject):
 
     @base.remotable_classmethod
     def get_by_host(cls, context, host):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.execute(
                 sa.select(models.HostMapping).filter_by(host=host)
                 .options(orm.joinedload(models.HostMapping.cell_mapping))
@@ -53,7 +52,7 @@ class HostMapping(base.KeelTimestampObject, base.KeelObject):
         values = self._values_for_db()
         with h.translate_duplicates(
                 lambda e: exception.HostMappingExists(name=self.host)):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 row = models.HostMapping(**values)
                 s.add(row)
                 s.flush()
@@ -63,7 +62,7 @@ class HostMapping(base.KeelTimestampObject, base.KeelObject):
     @base.remotable
     def save(self):
         values = self._values_for_db()
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = s.get(models.HostMapping, self.id)
             if row is None:
                 raise exception.HostMappingNotFound(name=self.host)
@@ -75,7 +74,7 @@ class HostMapping(base.KeelTimestampObject, base.KeelObject):
 
     @base.remotable
     def destroy(self):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             deleted = s.execute(sa.delete(models.HostMapping)
                                 .filter_by(id=self.id)).rowcount
             if not deleted:
@@ -92,7 +91,7 @@ class HostMappingList(base.ObjectListBase, base.KeelObject):
 
     @classmethod
     def _query(cls, context, *where):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             rows = s.execute(
                 sa.select(models.HostMapping).where(*where)
                 .options(orm.joinedload(models.HostMapping.cell_mapping))

@@ -8,7 +8,6 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from keel.db.cell import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -282,7 +281,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable_classmethod
     def get_by_uuid(cls, context, uuid, expected_attrs=None, use_slave=False):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             row = instance_db.get_by_uuid(s, context, uuid,
                                           _expand(expected_attrs))
             inst = cls._from_db_object(context, cls(), row, expected_attrs)
@@ -292,7 +291,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable_classmethod
     def get_by_id(cls, context, inst_id, expected_attrs=None):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             row = instance_db.get_by_id(s, context, inst_id,
                                         _expand(expected_attrs))
             return cls._from_db_object(context, cls(), row, expected_attrs)
@@ -336,7 +335,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             [n for n in _EXTRA_BLOBS if self.obj_attr_is_set(n)] +
             [n for n in _FLAVORS if self.obj_attr_is_set(n)])
         uuid = values["uuid"]
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = models.Instance(**values)
             s.add(row)
             s.flush()
@@ -392,7 +391,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             values["cleaned"] = int(bool(self.cleaned))
         extra_names = [n for n in changes
                        if n in _EXTRA_BLOBS or n in _FLAVORS]
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             stored_flavor = None
             if set(extra_names) & set(_FLAVORS):
                 stored_flavor = s.execute(
@@ -441,7 +440,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         if not self.obj_attr_is_set("id"):
             raise exception.ObjectActionError(action="destroy",
                                               reason="already destroyed")
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.execute(sa.select(models.Instance).where(
                 models.Instance.uuid == self.uuid,
                 models.Instance.deleted == 0)).scalars().first()
@@ -478,7 +477,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable
     def delete_metadata_key(self, key):
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             s.execute(sa.update(models.InstanceMetadata)
                       .where(models.InstanceMetadata.instance_uuid ==
                              self.uuid,
@@ -540,7 +539,7 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
             if unique not in keys:
                 keys.append(unique)
                 dirs.append(dirs[0] if dirs else "desc")
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             marker_row = None
             if marker is not None:
                 marker_row = s.execute(sa.select(models.Instance).where(
@@ -567,14 +566,14 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
 
     @base.remotable_classmethod
     def get_uuids_by_host(cls, context, host):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             return list(s.execute(sa.select(models.Instance.uuid).where(
                 models.Instance.host == host,
                 models.Instance.deleted == 0)).scalars())
 
     @base.remotable_classmethod
     def get_uuids_by_host_and_node(cls, context, host, node):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             return list(s.execute(sa.select(models.Instance.uuid).where(
                 models.Instance.host == host, models.Instance.node == node,
                 models.Instance.deleted == 0)).scalars())
@@ -584,7 +583,7 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
         """{host: [instance uuids]} for the given hosts (one query)."""
         inst = models.Instance
         by_host = {}
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             for host, uuid in s.execute(sa.select(inst.host, inst.uuid).where(
                     inst.host.in_(hosts), inst.deleted == 0)):
                 by_host.setdefault(host, []).append(uuid)
@@ -610,7 +609,7 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
     @base.remotable_classmethod
     def get_count_by_vm_state(cls, context, project_id, user_id, vm_state):
         inst = models.Instance
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             return s.execute(sa.select(sa.func.count()).select_from(inst)
                              .where(inst.project_id == project_id,
                                     inst.user_id == user_id,
@@ -653,7 +652,7 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
     @classmethod
     def _by_where(cls, context, *where, expected_attrs=None,
                   read_deleted=None):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(models.Instance).where(*where).options(
                 *instance_db.load_options(_expand(expected_attrs)))
             stmt = h.filter_deleted(stmt, models.Instance, context,
@@ -674,7 +673,7 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
         inst = models.Instance
 
         def _count(*where):
-            with db.cell_reader(context) as s:
+            with h.cell_reader(context) as s:
                 n, cores, ram = s.execute(sa.select(
                     sa.func.count(inst.id),
                     sa.func.coalesce(sa.func.sum(inst.vcpus), 0),

@@ -6,7 +6,6 @@ from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from keel.db.cell import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -56,7 +55,7 @@ class InstanceAction(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable_classmethod
     def get_by_request_id(cls, context, instance_uuid, request_id):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             row = _find_action(s, instance_uuid, request_id)
             if row is None:
                 return None
@@ -66,7 +65,7 @@ class InstanceAction(base.KeelPersistentObject, base.KeelObject,
     def action_start(cls, context, instance_uuid, action_name,
                      want_result=True):
         values = cls.pack_action_start(context, instance_uuid, action_name)
-        with db.cell_writer(context) as s:
+        with h.cell_writer(context) as s:
             row = models.InstanceAction(**values)
             s.add(row)
             s.flush()
@@ -75,7 +74,7 @@ class InstanceAction(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable_classmethod
     def action_finish(cls, context, instance_uuid, want_result=True):
-        with db.cell_writer(context) as s:
+        with h.cell_writer(context) as s:
             row = _find_action(s, instance_uuid, context.request_id)
             if row is None:
                 raise exception.InstanceActionNotFound(
@@ -88,7 +87,7 @@ class InstanceAction(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable
     def finish(self):
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.get(models.InstanceAction, self.id)
             row.finish_time = timeutils.utcnow()
             s.flush()
@@ -98,7 +97,7 @@ class InstanceAction(base.KeelPersistentObject, base.KeelObject,
     def create(self):
         h.check_not_created(self)
         values = h.changes_for_db(self, models.InstanceAction)
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = models.InstanceAction(**values)
             s.add(row)
             s.flush()
@@ -120,7 +119,7 @@ class InstanceActionList(base.ObjectListBase, base.KeelObject):
         changes-since / changes-before on updated_at."""
         act = models.InstanceAction
         filters = filters or {}
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(act).where(act.instance_uuid == instance_uuid)
             stmt = h.filter_deleted(stmt, act, context)
             if "changes-since" in filters:
@@ -169,7 +168,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable_classmethod
     def get_by_id(cls, context, action_id, event_id):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             row = s.execute(sa.select(models.InstanceActionEvent).where(
                 models.InstanceActionEvent.action_id == action_id,
                 models.InstanceActionEvent.id == event_id,
@@ -183,7 +182,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
     def event_start(cls, context, instance_uuid, event_name,
                     want_result=True, host=None):
         now = timeutils.utcnow()
-        with db.cell_writer(context) as s:
+        with h.cell_writer(context) as s:
             action = cls._action_for(s, context, instance_uuid)
             # The action's updated_at tracks its latest activity.
             action.updated_at = now
@@ -205,7 +204,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
         if exc_tb is not None and not isinstance(exc_tb, str):
             exc_tb = "".join(tb_mod.format_tb(exc_tb))
         now = timeutils.utcnow()
-        with db.cell_writer(context) as s:
+        with h.cell_writer(context) as s:
             action = cls._action_for(s, context, instance_uuid)
             ev = models.InstanceActionEvent
             row = s.execute(sa.select(ev).where(
@@ -236,7 +235,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable
     def finish_with_failure(self, exc_val, exc_tb):
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.get(models.InstanceActionEvent, self.id)
             row.finish_time = timeutils.utcnow()
             row.result = RESULT_ERROR if exc_val is not None \
@@ -254,7 +253,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
     @base.remotable
     def create(self, instance_uuid, request_id):
         h.check_not_created(self)
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             action = _find_action(s, instance_uuid, request_id)
             if action is None:
                 raise exception.InstanceActionNotFound(
@@ -278,7 +277,7 @@ class InstanceActionEventList(base.ObjectListBase, base.KeelObject):
     @base.remotable_classmethod
     def get_by_action(cls, context, action_id):
         ev = models.InstanceActionEvent
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             rows = s.execute(sa.select(ev).where(
                 ev.action_id == action_id, ev.deleted == 0)
                 .order_by(ev.created_at.desc(), ev.id.desc())

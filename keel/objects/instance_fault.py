@@ -3,7 +3,6 @@ instance; the newest one is what the API shows as the server's fault)."""
 import sqlalchemy as sa
 
 from keel.db.cell import models
-from keel.db import session as db
 from keel.objects import base
 from keel.objects import db_helpers as h
 from keel.objects import fields
@@ -46,7 +45,7 @@ class InstanceFault(base.KeelPersistentObject, base.KeelObject,
         values = h.changes_for_db(self, models.InstanceFault)
         if values.get("message"):
             values["message"] = values["message"][:_MESSAGE_LEN]
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = models.InstanceFault(**values)
             s.add(row)
             s.flush()
@@ -66,7 +65,7 @@ class InstanceFaultList(base.ObjectListBase, base.KeelObject):
         """Every fault of the instances, newest first."""
         if not instance_uuids:
             return cls(context, objects=[])
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(models.InstanceFault).where(
                 models.InstanceFault.instance_uuid.in_(instance_uuids),
                 models.InstanceFault.deleted == 0)
@@ -85,7 +84,7 @@ class InstanceFaultList(base.ObjectListBase, base.KeelObject):
                   .where(fault.instance_uuid.in_(instance_uuids),
                          fault.deleted == 0)
                   .group_by(fault.instance_uuid).subquery())
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(fault).join(newest, fault.id == newest.c.max_id)
             rows = s.execute(_newest_first(stmt)).scalars().all()
             return base.obj_make_list(context, cls(context), InstanceFault,

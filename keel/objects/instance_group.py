@@ -11,7 +11,6 @@ from sqlalchemy import orm
 
 from keel import context as keel_context
 from keel.db.api import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -78,7 +77,7 @@ class InstanceGroup(base.KeelPersistentObject, base.KeelObject,
 
     @classmethod
     def _get_one(cls, context, not_found, *where):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.execute(_group_query(*where)).scalars().first()
             if row is None:
                 raise not_found
@@ -131,7 +130,7 @@ class InstanceGroup(base.KeelPersistentObject, base.KeelObject,
         values.setdefault("uuid", uuidutils.generate_uuid())
         with h.translate_duplicates(lambda e: exception.InstanceGroupIdExists(
                 group_uuid=values["uuid"])):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 row = models.InstanceGroup(**values)
                 policy = self._policy_row()
                 row._policies = [policy] if policy is not None else []
@@ -148,7 +147,7 @@ class InstanceGroup(base.KeelPersistentObject, base.KeelObject,
         changes = self.obj_what_changed()
         values = h.changes_for_db(self, models.InstanceGroup,
                                   skip=("deleted", "deleted_at", "uuid"))
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = s.execute(_group_query(
                 models.InstanceGroup.uuid == self.uuid)).scalars().first()
             if row is None:
@@ -174,7 +173,7 @@ class InstanceGroup(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable
     def destroy(self):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = s.execute(_group_query(
                 models.InstanceGroup.uuid == self.uuid)).scalars().first()
             if row is None:
@@ -184,7 +183,7 @@ class InstanceGroup(base.KeelPersistentObject, base.KeelObject,
     @base.remotable_classmethod
     def add_members(cls, context, group_uuid, instance_uuids):
         """Add members not already in the group; returns those added."""
-        with db.api_writer(context) as s:
+        with h.api_writer(context) as s:
             row = s.execute(_group_query(
                 models.InstanceGroup.uuid == group_uuid)).scalars().first()
             if row is None:
@@ -248,7 +247,7 @@ class InstanceGroupList(base.ObjectListBase, base.KeelObject):
 
     @classmethod
     def _query(cls, context, *where):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             rows = s.execute(_group_query(*where)).scalars().all()
             return base.obj_make_list(context, cls(context), InstanceGroup,
                                       rows)
@@ -265,7 +264,7 @@ class InstanceGroupList(base.ObjectListBase, base.KeelObject):
     @base.remotable_classmethod
     def get_counts(cls, context, project_id, user_id=None):
         grp = models.InstanceGroup
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             counts = {"project": {"server_groups": s.execute(
                 sa.select(sa.func.count()).select_from(grp)
                 .where(grp.project_id == project_id)).scalar()}}

@@ -2,7 +2,6 @@
 import sqlalchemy as sa
 
 from keel.db.cell import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -31,7 +30,7 @@ class InstanceInfoCache(base.KeelPersistentObject, base.KeelObject):
 
     @base.remotable_classmethod
     def get_by_instance_uuid(cls, context, instance_uuid):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             row = s.execute(sa.select(models.InstanceInfoCache).where(
                 models.InstanceInfoCache.instance_uuid == instance_uuid,
                 models.InstanceInfoCache.deleted == 0)).scalars().first()
@@ -62,13 +61,13 @@ class InstanceInfoCache(base.KeelPersistentObject, base.KeelObject):
 
     @base.remotable
     def save(self, update_cells=True):
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             self._save_in_session(s)
         self.obj_reset_changes()
 
     @base.remotable
     def delete(self):
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             s.execute(sa.update(models.InstanceInfoCache)
                       .where(models.InstanceInfoCache.instance_uuid ==
                              self.instance_uuid,

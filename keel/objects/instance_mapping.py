@@ -4,7 +4,6 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from keel.db.api import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import cell_mapping
@@ -58,7 +57,7 @@ class InstanceMapping(base.KeelTimestampObject, base.KeelObject):
 
     @base.remotable_classmethod
     def get_by_instance_uuid(cls, context, instance_uuid):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.execute(
                 sa.select(models.InstanceMapping)
                 .filter_by(instance_uuid=instance_uuid)
@@ -77,7 +76,7 @@ class InstanceMapping(base.KeelTimestampObject, base.KeelObject):
                     action="create",
                     reason="instance %s already mapped" %
                     self.instance_uuid)):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 row = models.InstanceMapping(**values)
                 s.add(row)
                 s.flush()
@@ -87,7 +86,7 @@ class InstanceMapping(base.KeelTimestampObject, base.KeelObject):
     @base.remotable
     def save(self):
         values = self._values_for_db()
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = s.execute(sa.select(models.InstanceMapping).filter_by(
                 instance_uuid=self.instance_uuid)).scalars().first()
             if row is None:
@@ -101,7 +100,7 @@ class InstanceMapping(base.KeelTimestampObject, base.KeelObject):
 
     @base.remotable
     def destroy(self):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             deleted = s.execute(sa.delete(models.InstanceMapping).filter_by(
                 instance_uuid=self.instance_uuid)).rowcount
             if not deleted:
@@ -120,7 +119,7 @@ class InstanceMappingList(base.ObjectListBase, base.KeelObject):
     @classmethod
     def _query(cls, context, *where):
         im = models.InstanceMapping
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             rows = s.execute(sa.select(im).where(*where)
                              .options(orm.joinedload(im.cell_mapping))
                              .order_by(im.id)).scalars().all()
@@ -148,7 +147,7 @@ class InstanceMappingList(base.ObjectListBase, base.KeelObject):
         im = models.InstanceMapping
         live = sa.or_(im.queued_for_delete.is_(None),
                       im.queued_for_delete == sa.false())
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             project = s.execute(
                 sa.select(sa.func.count()).select_from(im)
                 .where(im.project_id == project_id, live)).scalar()
@@ -162,6 +161,6 @@ class InstanceMappingList(base.ObjectListBase, base.KeelObject):
 
     @classmethod
     def destroy_bulk_by_instance_uuids(cls, context, uuids):
-        with db.api_writer(context) as s:
+        with h.api_writer(context) as s:
             return s.execute(sa.delete(models.InstanceMapping).where(
                 models.InstanceMapping.instance_uuid.in_(uuids))).rowcount

@@ -2,7 +2,6 @@
 import sqlalchemy as sa
 
 from keel.db.api import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -38,7 +37,7 @@ class KeyPair(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable_classmethod
     def get_by_name(cls, context, user_id, name):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.execute(sa.select(models.KeyPair).filter_by(
                 user_id=user_id, name=name)).scalars().first()
             if row is None:
@@ -47,7 +46,7 @@ class KeyPair(base.KeelPersistentObject, base.KeelObject,
 
     @base.remotable_classmethod
     def destroy_by_name(cls, context, user_id, name):
-        with db.api_writer(context) as s:
+        with h.api_writer(context) as s:
             gone = s.execute(sa.delete(models.KeyPair).filter_by(
                 user_id=user_id, name=name)).rowcount
         if not gone:
@@ -61,7 +60,7 @@ class KeyPair(base.KeelPersistentObject, base.KeelObject,
         values.setdefault("type", KEYPAIR_TYPE_SSH)
         with h.translate_duplicates(
                 lambda e: exception.KeyPairExists(key_name=self.name)):
-            with db.api_writer(self._context) as s:
+            with h.api_writer(self._context) as s:
                 row = models.KeyPair(**values)
                 s.add(row)
                 s.flush()
@@ -84,7 +83,7 @@ class KeyPairList(base.ObjectListBase, base.KeelObject):
     def get_by_user(cls, context, user_id, limit=None, marker=None):
         """Ordered by name; ``marker`` is the name of the last key seen."""
         kp = models.KeyPair
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             marker_row = None
             if marker is not None:
                 marker_row = s.execute(sa.select(kp).filter_by(
@@ -99,7 +98,7 @@ class KeyPairList(base.ObjectListBase, base.KeelObject):
 
     @base.remotable_classmethod
     def get_count_by_user(cls, context, user_id):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             return s.execute(sa.select(sa.func.count()).select_from(
                 models.KeyPair).where(
                     models.KeyPair.user_id == user_id)).scalar()

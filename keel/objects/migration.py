@@ -7,7 +7,6 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from keel.db.cell import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -92,7 +91,7 @@ class Migration(base.KeelPersistentObject, base.KeelObject,
 
     @classmethod
     def _get_one(cls, context, not_found, *where):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(models.Migration).where(*where).order_by(
                 models.Migration.id.desc())
             row = s.execute(h.filter_deleted(stmt, models.Migration,
@@ -134,7 +133,7 @@ class Migration(base.KeelPersistentObject, base.KeelObject,
         h.check_not_created(self)
         values = h.changes_for_db(self, models.Migration)
         values.setdefault("uuid", uuidutils.generate_uuid())
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = models.Migration(**values)
             s.add(row)
             s.flush()
@@ -143,7 +142,7 @@ class Migration(base.KeelPersistentObject, base.KeelObject,
     @base.remotable
     def save(self):
         values = h.changes_for_db(self, models.Migration)
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.get(models.Migration, self.id)
             if row is None or row.deleted:
                 raise exception.MigrationNotFound(migration_id=self.id)
@@ -164,7 +163,7 @@ class MigrationList(base.ObjectListBase, base.KeelObject):
     @classmethod
     def _query(cls, context, *where, order=None):
         mig = models.Migration
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(mig).where(*where).order_by(
                 *(order or (mig.created_at.desc(), mig.id.desc())))
             rows = s.execute(h.filter_deleted(stmt, mig,
@@ -240,7 +239,7 @@ class MigrationList(base.ObjectListBase, base.KeelObject):
         if "id" not in keys:
             keys.append("id")
             dirs.append(dirs[0])
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             marker_row = None
             if marker is not None:
                 marker_row = s.execute(sa.select(mig).where(

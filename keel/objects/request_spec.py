@@ -8,7 +8,6 @@ from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
 from keel.db.api import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -169,7 +168,7 @@ class RequestSpec(base.KeelObject):
 
     @base.remotable_classmethod
     def get_by_instance_uuid(cls, context, instance_uuid):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             row = s.execute(sa.select(models.RequestSpec).filter_by(
                 instance_uuid=instance_uuid)).scalars().first()
             if row is None:
@@ -179,7 +178,7 @@ class RequestSpec(base.KeelObject):
 
     @base.remotable_classmethod
     def get_by_instance_uuids(cls, context, instance_uuids):
-        with db.api_reader(context) as s:
+        with h.api_reader(context) as s:
             rows = s.execute(sa.select(models.RequestSpec).where(
                 models.RequestSpec.instance_uuid.in_(instance_uuids))
                 .order_by(models.RequestSpec.id)).scalars().all()
@@ -188,7 +187,7 @@ class RequestSpec(base.KeelObject):
     @base.remotable
     def create(self):
         h.check_not_created(self)
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = models.RequestSpec(instance_uuid=self.instance_uuid,
                                      spec=self._spec_blob())
             s.add(row)
@@ -200,7 +199,7 @@ class RequestSpec(base.KeelObject):
     def save(self):
         if not self.obj_what_changed():
             return
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             row = s.execute(sa.select(models.RequestSpec).filter_by(
                 instance_uuid=self.instance_uuid)).scalars().first()
             if row is None:
@@ -211,7 +210,7 @@ class RequestSpec(base.KeelObject):
 
     @base.remotable
     def destroy(self):
-        with db.api_writer(self._context) as s:
+        with h.api_writer(self._context) as s:
             gone = s.execute(sa.delete(models.RequestSpec).filter_by(
                 instance_uuid=self.instance_uuid)).rowcount
         if not gone:

@@ -4,7 +4,6 @@ import sqlalchemy as sa
 
 from keel.conf import CONF
 from keel.db.cell import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
@@ -82,7 +81,7 @@ class Service(base.KeelPersistentObject, base.KeelObject):
 
     @classmethod
     def _get_one(cls, context, not_found, **filters):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(models.Service).filter_by(**filters)
             row = s.execute(h.filter_deleted(stmt, models.Service,
                                              context)).scalars().first()
@@ -143,7 +142,7 @@ class Service(base.KeelPersistentObject, base.KeelObject):
                 host=values.get("host"), topic=values.get("topic"))
 
         with h.translate_duplicates(_exists):
-            with db.cell_writer(self._context) as s:
+            with h.cell_writer(self._context) as s:
                 row = models.Service(**values)
                 s.add(row)
                 s.flush()
@@ -155,7 +154,7 @@ class Service(base.KeelPersistentObject, base.KeelObject):
         if not values:
             self.obj_reset_changes()
             return
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.get(models.Service, self.id)
             if row is None or row.deleted:
                 raise exception.ServiceNotFound(service_id=self.id)
@@ -167,7 +166,7 @@ class Service(base.KeelPersistentObject, base.KeelObject):
     @base.remotable
     def destroy(self):
         """Soft-delete the service and, for a compute, its nodes."""
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             row = s.get(models.Service, self.id)
             if row is None or row.deleted:
                 raise exception.ServiceNotFound(service_id=self.id)
@@ -191,7 +190,7 @@ class Service(base.KeelPersistentObject, base.KeelObject):
                 action="get_minimum_version",
                 reason="Invalid binary prefix")
         svc = models.Service
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             rows = s.execute(
                 sa.select(svc.binary, sa.func.min(svc.version))
                 .where(svc.binary.in_(binaries))
@@ -244,7 +243,7 @@ class ServiceList(base.ObjectListBase, base.KeelObject):
 
     @classmethod
     def _query(cls, context, *where):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             stmt = sa.select(models.Service).where(*where) \
                 .order_by(models.Service.id)
             rows = s.execute(h.filter_deleted(stmt, models.Service,

@@ -2,9 +2,9 @@
 import sqlalchemy as sa
 
 from keel.db.cell import models
-from keel.db import session as db
 from keel import exception
 from keel.objects import base
+from keel.objects import db_helpers as h
 from keel.objects import fields
 
 MAX_TAG_LENGTH = 60
@@ -29,7 +29,7 @@ class Tag(base.KeelObject):
 
     @base.remotable
     def create(self):
-        with db.cell_writer(self._context) as s:
+        with h.cell_writer(self._context) as s:
             exists = s.get(models.Tag, (self.resource_id, self.tag))
             if exists is None:
                 s.add(models.Tag(resource_id=self.resource_id, tag=self.tag))
@@ -37,7 +37,7 @@ class Tag(base.KeelObject):
 
     @base.remotable_classmethod
     def destroy(cls, context, resource_id, name):
-        with db.cell_writer(context) as s:
+        with h.cell_writer(context) as s:
             gone = s.execute(sa.delete(models.Tag).where(
                 models.Tag.resource_id == resource_id,
                 models.Tag.tag == name)).rowcount
@@ -47,7 +47,7 @@ class Tag(base.KeelObject):
 
     @base.remotable_classmethod
     def exists(cls, context, resource_id, tag):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             return s.get(models.Tag, (resource_id, tag)) is not None
 
 
@@ -61,7 +61,7 @@ class TagList(base.ObjectListBase, base.KeelObject):
 
     @base.remotable_classmethod
     def get_by_resource_id(cls, context, resource_id):
-        with db.cell_reader(context) as s:
+        with h.cell_reader(context) as s:
             rows = s.execute(sa.select(models.Tag).where(
                 models.Tag.resource_id == resource_id)
                 .order_by(models.Tag.tag)).scalars().all()
@@ -70,7 +70,7 @@ class TagList(base.ObjectListBase, base.KeelObject):
     @base.remotable_classmethod
     def create(cls, context, resource_id, tags):
         """Replace the resource's tags with ``tags`` (a list of names)."""
-        with db.cell_writer(context) as s:
+        with h.cell_writer(context) as s:
             s.execute(sa.delete(models.Tag).where(
                 models.Tag.resource_id == resource_id))
             for name in dict.fromkeys(tags):
@@ -79,6 +79,6 @@ class TagList(base.ObjectListBase, base.KeelObject):
 
     @base.remotable_classmethod
     def destroy(cls, context, resource_id):
-        with db.cell_writer(context) as s:
+        with h.cell_writer(context) as s:
             s.execute(sa.delete(models.Tag).where(
                 models.Tag.resource_id == resource_id))

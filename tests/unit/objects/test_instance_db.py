@@ -205,3 +205,30 @@ def test_saving_new_flavor_keeps_the_current_one(ctx):
                                        expected_attrs=["flavor"])
     assert got.flavor.name == "m1.small"
     assert got.new_flavor.name == "m1.large" and got.old_flavor is None
+
+
+def test_tags(ctx):
+    inst = _instance(ctx, tags=objects.TagList(objects=[]))
+    tags = objects.TagList.create(ctx, inst.uuid, ["b", "a", "b"])
+    assert [t.tag for t in tags] == ["a", "b"]
+    objects.Tag(ctx, resource_id=inst.uuid, tag="c").create()
+    assert objects.Tag.exists(ctx, inst.uuid, "c")
+    objects.Tag.destroy(ctx, inst.uuid, "c")
+    with pytest.raises(exception.InstanceTagNotFound):
+        objects.Tag.destroy(ctx, inst.uuid, "c")
+    assert [i.uuid for i in objects.InstanceList.get_by_filters(
+        ctx, {"tags": ["a", "b"]})] == [inst.uuid]
+    objects.TagList.destroy(ctx, inst.uuid)
+    assert len(objects.TagList.get_by_resource_id(ctx, inst.uuid)) == 0
+
+
+def test_disabled_database_access_is_refused(ctx):
+    from keel.objects import base
+
+    base.disable_db_access()
+    try:
+        with pytest.raises(exception.DBNotAllowed):
+            objects.InstanceList.get_all(ctx)
+    finally:
+        base.enable_db_access()
+    assert len(objects.InstanceList.get_all(ctx)) == 0
