@@ -61,6 +61,10 @@ class ConductorAPI(ovo_base.VersionedObjectIndirectionAPI):
     def wait_until_ready(self, context, timeout=None, attempts=None):
         """Block until a conductor answers (Nova's behaviour at compute
         start); ``attempts`` bounds it (None: wait for ever)."""
+        # A ping sent before the conductor declared its queue is lost, so
+        # keep each wait short and ask again rather than wait a full
+        # rpc_response_timeout for an answer that cannot come.
+        timeout = min(timeout or CONF.rpc_response_timeout, 3)
         tries = 0
         while True:
             tries += 1
