@@ -156,14 +156,14 @@ class VMController:
             if req.get("action") == "Stop":
                 if vmi is not None and (not req.get("uid") or req["uid"] == vmi["metadata"]["uid"]):
                     if not vmi["metadata"].get("deletionTimestamp"):
-                        self.store.delete(kv.VMI, ns, name)
+                        self._delete_vmi(vm, vmi)
                     return  # the request stays until the VMI is gone
                 self._pop_request(ns, name)
                 return
             if req.get("action") == "Start":
                 if vmi is not None:
                     if kv.is_final(vmi) and not vmi["metadata"].get("deletionTimestamp"):
-                        self.store.delete(kv.VMI, ns, name)
+                        self._delete_vmi(vm, vmi)
                     return
                 if kv.run_strategy(vm) == "Halted":
                     self._set_strategy(ns, name, "Always")
@@ -173,7 +173,7 @@ class VMController:
         strategy = kv.run_strategy(vm)
         if strategy == "Halted":
             if vmi is not None and not vmi["metadata"].get("deletionTimestamp"):
-                self.store.delete(kv.VMI, ns, name)
+                self._delete_vmi(vm, vmi)
         elif strategy in ("Always", "RerunOnFailure", "Once"):
             if vmi is None:
                 if strategy != "Once" or not (vm.get("status") or {}).get("created"):
@@ -183,7 +183,7 @@ class VMController:
                            else kv.phase(vmi) == "Failed" if strategy == "RerunOnFailure"
                            else False)
                 if restart:
-                    self.store.delete(kv.VMI, ns, name)
+                    self._delete_vmi(vm, vmi)
 
     def _pop_request(self, ns, name):
         def pop(obj):
@@ -227,7 +227,18 @@ class VMController:
         except errors.ApiError as exc:
             if exc.code != 409:
                 raise
+            return True
+        self.sim.record_event(vm, "Normal", "SuccessfulCreate", "Started the virtual machine "
+                              f"by creating the new virtual machine instance {name}",
+                              "virtualmachine-controller")
         return True
+
+    def _delete_vmi(self, vm, vmi):
+        ns, name = kv.ns_name(vm)
+        self.store.delete(kv.VMI, ns, name)
+        self.sim.record_event(vm, "Normal", "SuccessfulDelete", "Stopped the virtual machine "
+                              f"by deleting the virtual machine instance "
+                              f"{vmi['metadata']['uid']}", "virtualmachine-controller")
 
     # -- status ----------------------------------------------------------------------------
     def _status(self, ns, name):

@@ -275,3 +275,15 @@ def test_start_paused(sim, custom, api_client):
     subresource(api_client, VM, "vm1", "start", {"paused": True})
     sim.run_until(lambda: printable(sim, "vm1") == "Paused")
     assert vmi(sim, "vm1")["spec"]["startStrategy"] == "Paused"
+
+
+def test_vm_events_tell_the_story(sim, custom, api_client, core):
+    create_vm(custom, "vm1")
+    subresource(api_client, VM, "vm1", "start")
+    sim.run_until(lambda: vmi_phase(sim, "vm1") == "Running")
+    subresource(api_client, VM, "vm1", "stop")
+    sim.run_until(lambda: vmi(sim, "vm1") is None)
+    uid = sim.get("VirtualMachine", NS, "vm1")["metadata"]["uid"]
+    events = core.list_namespaced_event(NS, field_selector=f"involvedObject.uid={uid}").items
+    assert sorted(e.reason for e in events) == ["SuccessfulCreate", "SuccessfulDelete"]
+    assert all(e.involved_object.kind == "VirtualMachine" for e in events)

@@ -271,3 +271,20 @@ def test_namespace_deletion_empties_it(core, sim):
     assert err.value.status == 403
     sim.settle()
     assert sim.get("Namespace", None, "tmp") is None and sim.get("Secret", "tmp", "a") is None
+
+
+def test_malformed_bodies_are_400(api_client):
+    for body, ctype in ((b"{not json", "application/json"),
+                        (b'{"kind": "Pod", "metadata": {"name": "x"}}', "application/json")):
+        resp = api_client.rest_client.pool_manager.request(
+            "POST", api_client.configuration.host + f"/api/v1/namespaces/{NS}/secrets",
+            body=body, headers={"Content-Type": ctype})
+        assert resp.status == 400, resp.data
+        assert json.loads(resp.data)["kind"] == "Status"
+
+
+def test_server_side_apply_is_refused_with_415(api_client):
+    resp = api_client.rest_client.pool_manager.request(
+        "PATCH", api_client.configuration.host + f"/api/v1/namespaces/{NS}/secrets/x",
+        body=b"{}", headers={"Content-Type": "application/apply-patch+yaml"})
+    assert resp.status == 415
