@@ -216,6 +216,30 @@ class ComputeNodeList(base.ObjectListBase, base.KeelObject):
         return cls._query(context)
 
     @base.remotable_classmethod
+    def get_by_pagination(cls, context, limit=None, marker=None):
+        """Ordered by id; ``marker`` is the id of the last node seen."""
+        node = models.ComputeNode
+        with h.cell_reader(context) as s:
+            marker_row = None
+            if marker is not None:
+                marker_row = s.execute(h.filter_deleted(
+                    sa.select(node).where(node.id == marker), node,
+                    context)).scalars().first()
+                if marker_row is None:
+                    raise exception.MarkerNotFound(marker=marker)
+            stmt = h.paginate(h.filter_deleted(sa.select(node), node,
+                                               context),
+                              node, ["id"], ["asc"], limit=limit,
+                              marker_row=marker_row)
+            rows = s.execute(stmt).scalars().all()
+            return base.obj_make_list(context, cls(context), ComputeNode,
+                                      rows)
+
+    @base.remotable_classmethod
+    def _get_by_service(cls, context, service_id, use_slave=False):
+        return cls._query(context, models.ComputeNode.service_id == service_id)
+
+    @base.remotable_classmethod
     def get_all_by_uuids(cls, context, compute_uuids):
         return cls._query(context,
                           models.ComputeNode.uuid.in_(compute_uuids))

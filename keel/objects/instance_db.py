@@ -185,3 +185,22 @@ def apply_filters(stmt, context, filters):
             stmt = stmt.where(getattr(inst, column).regexp_match(
                 str(filters.pop(key))))
     return stmt
+
+
+def obj_from_extra(cls, context, instance_uuid, column):
+    """The object stored in instance_extra.<column> (None when empty);
+    InstanceNotFound when the instance has no extra row."""
+    from oslo_serialization import jsonutils
+
+    extra = models.InstanceExtra
+    with h.cell_reader(context) as s:
+        row = s.execute(sa.select(getattr(extra, column)).where(
+            extra.instance_uuid == instance_uuid,
+            extra.deleted == 0)).first()
+    if row is None:
+        raise exception.InstanceNotFound(instance_id=instance_uuid)
+    if not row[0]:
+        return None
+    obj = cls.obj_from_primitive(jsonutils.loads(row[0]), context=context)
+    obj.obj_reset_changes(recursive=True)
+    return obj

@@ -2,6 +2,7 @@
 """
 from keel.objects import base
 from keel.objects import fields
+from keel.objects import instance_db
 
 
 @base.KeelObjectRegistry.register
@@ -34,3 +35,9 @@ class InstanceNUMATopology(base.KeelObject):
         'id': fields.IntegerField(),
         'instance_uuid': fields.UUIDField(),
     }
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        """From instance_extra.numa_topology (None when empty)."""
+        return instance_db.obj_from_extra(cls, context, instance_uuid,
+                                          "numa_topology")

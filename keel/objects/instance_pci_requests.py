@@ -2,6 +2,7 @@
 """
 from keel.objects import base
 from keel.objects import fields
+from keel.objects import instance_db
 
 
 @base.KeelObjectRegistry.register
@@ -27,3 +28,9 @@ class InstancePCIRequests(base.KeelObject):
         'instance_uuid': fields.UUIDField(),
         'requests': fields.ListOfObjectsField('InstancePCIRequest'),
     }
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        """From instance_extra.pci_requests (None when empty)."""
+        return instance_db.obj_from_extra(cls, context, instance_uuid,
+                                          "pci_requests")

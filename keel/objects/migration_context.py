@@ -2,6 +2,7 @@
 """
 from keel.objects import base
 from keel.objects import fields
+from keel.objects import instance_db
 
 
 @base.KeelObjectRegistry.register
@@ -24,3 +25,9 @@ class MigrationContext(base.KeelPersistentObject, base.KeelObject):
             fields.ObjectField('InstancePCIRequests', nullable=True),
         'old_resources': fields.ObjectField('ResourceList', nullable=True),
     }
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        """From instance_extra.migration_context (None when empty)."""
+        return instance_db.obj_from_extra(cls, context, instance_uuid,
+                                          "migration_context")

@@ -2,6 +2,7 @@
 """
 from keel.objects import base
 from keel.objects import fields
+from keel.objects import instance_db
 
 
 @base.KeelObjectRegistry.register
@@ -23,6 +24,12 @@ class ResourceList(base.ObjectListBase, base.KeelObject):
     fields = {
         'objects': fields.ListOfObjectsField('Resource'),
     }
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        """From instance_extra.resources (None when empty)."""
+        return instance_db.obj_from_extra(cls, context, instance_uuid,
+                                          "resources")
 
 
 @base.KeelObjectRegistry.register

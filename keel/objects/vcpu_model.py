@@ -2,6 +2,7 @@
 """
 from keel.objects import base
 from keel.objects import fields
+from keel.objects import instance_db
 
 
 @base.KeelObjectRegistry.register
@@ -17,6 +18,12 @@ class VirtCPUModel(base.KeelObject):
         'topology': fields.ObjectField('VirtCPUTopology', nullable=True),
         'vendor': fields.StringField(nullable=True),
     }
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        """From instance_extra.vcpu_model (None when empty)."""
+        return instance_db.obj_from_extra(cls, context, instance_uuid,
+                                          "vcpu_model")
 
 
 @base.KeelObjectRegistry.register

@@ -4,6 +4,7 @@ ShareMetadata, InstanceDeviceMetadata.
 """
 from keel.objects import base
 from keel.objects import fields
+from keel.objects import instance_db
 
 
 @base.KeelObjectRegistry.register
@@ -107,3 +108,9 @@ class InstanceDeviceMetadata(base.KeelObject):
         'devices':
             fields.ListOfObjectsField('DeviceMetadata', subclasses=True),
     }
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        """From instance_extra.device_metadata (None when empty)."""
+        return instance_db.obj_from_extra(cls, context, instance_uuid,
+                                          "device_metadata")

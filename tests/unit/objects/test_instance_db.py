@@ -232,3 +232,15 @@ def test_disabled_database_access_is_refused(ctx):
     finally:
         base.enable_db_access()
     assert len(objects.InstanceList.get_all(ctx)) == 0
+
+
+def test_extra_blobs_readable_on_their_own(ctx):
+    cpu = objects.VirtCPUModel(arch="x86_64", vendor="Intel", features=[])
+    inst = _instance(ctx, vcpu_model=cpu, numa_topology=None)
+    got = objects.VirtCPUModel.get_by_instance_uuid(ctx, inst.uuid)
+    assert (got.arch, got.vendor) == ("x86_64", "Intel")
+    assert objects.InstanceNUMATopology.get_by_instance_uuid(
+        ctx, inst.uuid) is None
+    with pytest.raises(exception.InstanceNotFound):
+        objects.TrustedCerts.get_by_instance_uuid(
+            ctx, uuidutils.generate_uuid())

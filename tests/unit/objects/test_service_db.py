@@ -156,3 +156,12 @@ def test_compute_node_duplicate_uuid(ctx):
     node = _node(ctx)
     with pytest.raises(exception.DuplicateRecord):
         _node(ctx, nodename="n2", uuid=node.uuid)
+
+
+def test_compute_node_pagination(ctx):
+    nodes = [_node(ctx, nodename="n%d" % i) for i in range(4)]
+    page = objects.ComputeNodeList.get_by_pagination(ctx, limit=2,
+                                                     marker=nodes[0].id)
+    assert [n.id for n in page] == [nodes[1].id, nodes[2].id]
+    with pytest.raises(exception.MarkerNotFound):
+        objects.ComputeNodeList.get_by_pagination(ctx, marker=999)
