@@ -3,7 +3,6 @@ import datetime
 import json
 import random
 import re
-import string
 import uuid
 
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -61,7 +60,3 @@ def owner_ref(owner, controller=True, block=True):
     return {"apiVersion": owner["apiVersion"], "kind": owner["kind"],
             "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"],
             "controller": controller, "blockOwnerDeletion": block}
-
-
-def ascii_lower(s):
-    return "".join(c for c in s.lower() if c in string.ascii_lowercase + string.digits + "-.")
