@@ -65,8 +65,8 @@ def _sqlite_on_begin(conn):
     # fails at once with "database is locked" when another writer got in
     # between (busy_timeout cannot help an upgrade); taking the write lock
     # up front makes concurrent writers wait their turn instead.
-    # Runs before oslo.db's own "begin" hook, which then sees the marker
-    # it uses for "a transaction is already open" and emits nothing.
+    # Replaces oslo.db's own "begin" hook (a plain deferred BEGIN); the
+    # marker is the one oslo.db's commit/rollback hooks clear.
     if "in_transaction" not in conn.info:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
         conn.info["in_transaction"] = True
@@ -77,7 +77,10 @@ def _install_sqlite_pragmas(engine):
     if engine.dialect.name != "sqlite":
         return
     sa.event.listen(engine, "connect", _sqlite_on_connect)
-    sa.event.listen(engine, "begin", _sqlite_on_begin, insert=True)
+    for fn in list(engine.dispatch.begin):
+        if getattr(fn, "__name__", "") == "_sqlite_emit_begin":
+            sa.event.remove(engine, "begin", fn)
+    sa.event.listen(engine, "begin", _sqlite_on_begin)
     # oslo.db opened a first connection to test the URL before these
     # listeners existed; drop it so every pooled connection has them.
     engine.dispose()
