@@ -238,6 +238,18 @@ def serialize_args(fn):
     return classmethod(wrapper)
 
 
+def drop_newer_fields(primitive, target_version, added_in):
+    """For obj_make_compatible: remove fields newer than the target.
+
+    ``added_in`` maps a version tuple to the fields that version added.
+    """
+    target = versionutils.convert_version_to_tuple(target_version)
+    for version, names in added_in.items():
+        if target < version:
+            for name in names:
+                primitive.pop(name, None)
+
+
 def get_soft_deleted_value(deleted):
     """Nova stores deleted as the row id; objects expose a boolean."""
     return bool(deleted)

@@ -7,6 +7,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from keel.conf import CONF
 from keel.db.cell import models
 from keel import exception
 from keel.objects import base
@@ -146,6 +147,21 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
 
     obj_extra_fields = ['name']
 
+    # Fields added by each version, dropped when backporting (Nova's list).
+    _ADDED_IN = {(2, 1): ["services"], (2, 2): ["keypairs"],
+                 (2, 3): ["device_metadata"], (2, 4): ["trusted_certs"],
+                 (2, 6): ["hidden"], (2, 7): ["resources"],
+                 (2, 8): ["compute_id"]}
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        base.drop_newer_fields(primitive, target_version, self._ADDED_IN)
+
+    @property
+    def image_meta(self):
+        from keel.objects import image_meta
+        return image_meta.ImageMeta.from_instance(self)
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._orig_metadata = {}
@@ -153,11 +169,21 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
 
     @property
     def name(self):
-        """Nova's default instance_name_template (instance-%08x)."""
+        """[DEFAULT]/instance_name_template filled with the id (or, for
+        templates like "uuid-%(uuid)s", with the loaded fields); an instance
+        not yet in a database has no name."""
+        template = CONF.instance_name_template
+        if not self.obj_attr_is_set("id"):
+            return ""
         try:
-            return "instance-%08x" % self.id
-        except Exception:
-            return self.uuid if self.obj_attr_is_set("uuid") else ""
+            return template % self.id
+        except TypeError:
+            info = {k: getattr(self, k) for k in self.fields
+                    if self.obj_attr_is_set(k)}
+            try:
+                return template % info
+            except KeyError:
+                return self.uuid
 
     def _track_metadata(self):
         if self.obj_attr_is_set("metadata"):
@@ -249,9 +275,15 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                 for key, name in (("cur", "flavor"), ("old", "old_flavor"),
                                   ("new", "new_flavor")):
                     prim = flavors.get(key)
-                    setattr(instance, name,
-                            objects.Flavor.obj_from_primitive(prim)
-                            if prim else None)
+                    flavor = (objects.Flavor.obj_from_primitive(prim)
+                              if prim else None)
+                    # Very old embedded flavors lack these two fields.
+                    if flavor is not None:
+                        if not flavor.obj_attr_is_set("disabled"):
+                            flavor.disabled = False
+                        if not flavor.obj_attr_is_set("is_public"):
+                            flavor.is_public = True
+                    setattr(instance, name, flavor)
         instance._context = context
         instance.obj_reset_changes()
         return instance

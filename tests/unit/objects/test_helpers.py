@@ -78,3 +78,25 @@ def test_selection_from_host_state():
                              "limits": {"vcpu": 16}}
     back = objects.Selection.obj_from_primitive(sel.obj_to_primitive())
     assert back.compute_node_uuid == HostState.uuid
+
+
+def test_instance_backport_follows_nova_history():
+    inst = objects.Instance(uuid=uuidutils.generate_uuid(), compute_id=3,
+                            hidden=False, host="h")
+    data = inst.obj_to_primitive(target_version="2.7")["nova_object.data"]
+    assert "compute_id" not in data and data["hidden"] is False
+    data = inst.obj_to_primitive(target_version="2.5")["nova_object.data"]
+    assert "hidden" not in data and data["host"] == "h"
+
+
+def test_instance_name_follows_the_template():
+    from keel.conf import CONF
+
+    inst = objects.Instance(id=255, uuid=uuidutils.generate_uuid())
+    assert inst.name == "instance-000000ff"
+    CONF.set_override("instance_name_template", "vm-%(uuid)s")
+    try:
+        assert inst.name == "vm-" + inst.uuid
+    finally:
+        CONF.clear_override("instance_name_template")
+    assert objects.Instance(uuid=inst.uuid).name == ""
