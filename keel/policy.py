@@ -6,6 +6,7 @@ fails raises PolicyNotAuthorized (403 "Policy doesn't allow X to be
 performed."), also when the token's scope is wrong for the rule.
 """
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -21,6 +22,25 @@ _ENFORCER = None
 _LOCK = threading.Lock()
 
 
+class _Enforcer(oslo_policy.Enforcer):
+    """oslo's Enforcer, looking for policy file changes at most once a
+    second instead of on every check (a stat() per rule per request)."""
+
+    recheck_seconds = 1.0
+    _checked = 0.0
+    _registered = -1
+
+    def load_rules(self, force_reload=False):
+        now = time.monotonic()
+        registered = len(self.registered_rules)
+        if not force_reload and self.rules and \
+                registered == self._registered and \
+                now - self._checked < self.recheck_seconds:
+            return
+        self._checked, self._registered = now, registered
+        super().load_rules(force_reload)
+
+
 def init(conf=CONF, policy_file=None, rules=None, suppress_deprecation=False):
     """Build the enforcer once (thread-safe); later calls are no-ops."""
     global _ENFORCER
@@ -28,7 +48,7 @@ def init(conf=CONF, policy_file=None, rules=None, suppress_deprecation=False):
         return _ENFORCER
     with _LOCK:
         if _ENFORCER is None:
-            enforcer = oslo_policy.Enforcer(
+            enforcer = _Enforcer(
                 conf, policy_file=policy_file, rules=rules, use_conf=True)
             enforcer.suppress_deprecation_warnings = suppress_deprecation
             enforcer.register_defaults(policies.list_rules())

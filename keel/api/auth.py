@@ -12,8 +12,6 @@ import json
 
 from keystonemiddleware import auth_token
 from oslo_log import log as logging
-import webob
-import webob.dec
 import webob.exc
 
 from keel.api import wsgi
@@ -92,27 +90,27 @@ class ContextMiddleware:
         self.application = application
         self.use_forwarded_for = conf.api.use_forwarded_for
 
-    @webob.dec.wsgify(RequestClass=wsgi.Request)
-    def __call__(self, req):
-        if req.headers.get("X-Identity-Status", "Confirmed") != "Confirmed":
-            return webob.exc.HTTPUnauthorized()
-        user_id = req.headers.get("X-User-Id", req.headers.get("X-User"))
-        if user_id is None:
+    def __call__(self, environ, start_response):
+        if environ.get("HTTP_X_IDENTITY_STATUS", "Confirmed") != "Confirmed":
+            return webob.exc.HTTPUnauthorized()(environ, start_response)
+        if environ.get("HTTP_X_USER_ID", environ.get("HTTP_X_USER")) is None:
             LOG.debug("No X-User-Id in an authenticated request")
-            return webob.exc.HTTPUnauthorized()
-        remote = req.remote_addr
+            return webob.exc.HTTPUnauthorized()(environ, start_response)
+        remote = environ.get("REMOTE_ADDR")
         if self.use_forwarded_for:
-            remote = req.headers.get("X-Forwarded-For", remote)
+            remote = environ.get("HTTP_X_FORWARDED_FOR", remote)
+        try:
+            catalog = _catalog(environ.get("HTTP_X_SERVICE_CATALOG"))
+        except webob.exc.HTTPException as exc:
+            return exc(environ, start_response)
         ctx = keel_context.RequestContext.from_environ(
-            req.environ,
-            user_auth_plugin=req.environ.get("keystone.token_auth"),
-            remote_address=remote,
-            service_catalog=_catalog(req.headers.get("X-Service-Catalog")))
+            environ, user_auth_plugin=environ.get("keystone.token_auth"),
+            remote_address=remote, service_catalog=catalog)
         if not ctx.project_id:
-            ctx.project_id = req.headers.get("X-Tenant-Id")
+            ctx.project_id = environ.get("HTTP_X_TENANT_ID")
         ctx.is_admin = policy.check_is_admin(ctx)
-        req.environ[wsgi.ENV_CONTEXT] = ctx
-        return req.get_response(self.application)
+        environ[wsgi.ENV_CONTEXT] = ctx
+        return self.application(environ, start_response)
 
 
 def _catalog(header):

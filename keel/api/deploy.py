@@ -19,17 +19,14 @@ Authentication sits inside the fault wrapper and outside the router, so an
 unauthenticated request gets a 401 before its microversion is looked at, as
 in Nova.
 """
-import time
-
 from oslo_log import log as logging
-from oslo_middleware import cors
-from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 import webob.dec
 
 from keel.api import auth
 from keel.api import fault
+from keel.api import middleware
 from keel.api import microversion
 from keel.api import openapi
 from keel.api import routes
@@ -38,31 +35,11 @@ from keel.api.handlers import versions
 from keel.conf import CONF
 
 LOG = logging.getLogger(__name__)
-REQUEST_LOG = logging.getLogger("keel.api.requestlog")
 
 
 class ComputeRequestId(request_id.RequestId):
     """oslo's request id, also under Nova's own header name."""
     compat_headers = ["x-compute-request-id"]
-
-
-class RequestLog:
-    def __init__(self, application):
-        self.application = application
-
-    @webob.dec.wsgify(RequestClass=wsgi.Request)
-    def __call__(self, req):
-        start = time.monotonic()
-        resp = req.get_response(self.application)
-        REQUEST_LOG.info(
-            '%(addr)s "%(method)s %(uri)s" status: %(status)s len: %(len)s '
-            'microversion: %(mv)s time: %(t).6f',
-            {"addr": req.remote_addr, "method": req.method,
-             "uri": req.path_qs, "status": resp.status_int,
-             "len": resp.content_length or 0,
-             "mv": resp.headers.get(microversion.LEGACY_HEADER, "-"),
-             "t": time.monotonic() - start})
-        return resp
 
 
 class LegacyV2:
@@ -134,9 +111,9 @@ def deploy(conf=CONF, table=None):
     app = URLMap(root=_root_app,
                  v21_doc=doc_router, v21_api=api,
                  v2_doc=LegacyV2(doc_router), v2_api=LegacyV2(api))
-    app = RequestLog(app)
+    app = middleware.RequestLog(app)
     app = fault.FaultWrapper(app)
     app = ComputeRequestId(app, conf)
-    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
-    app = cors.CORS(app, conf)
+    app = middleware.HTTPProxyToWSGI(app, conf)
+    app = middleware.CORS(app, conf)
     return app

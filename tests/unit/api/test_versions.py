@@ -85,3 +85,21 @@ def test_forwarded_proxy_headers(conf, dev_app):
         "X-Forwarded-Proto": "https", "X-Forwarded-Host": "public.example"})
     assert resp.json["versions"][1]["links"][0]["href"] == \
         "https://public.example/v2.1/"
+
+
+def test_cors_preflight_and_simple_request(conf, dev_app):
+    conf.config(allowed_origin=["https://horizon.example"], group="cors")
+    from keel.api import deploy
+    from keel.conf import CONF
+    app = deploy.deploy(CONF)
+    pre = call(app, "/v2.1/", method="OPTIONS", headers={
+        "Origin": "https://horizon.example",
+        "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "OpenStack-API-Version"})
+    assert pre.headers["Access-Control-Allow-Origin"] == \
+        "https://horizon.example"
+    got = call(app, "/", headers={"Origin": "https://horizon.example"})
+    assert got.headers["Access-Control-Allow-Origin"] == \
+        "https://horizon.example"
+    other = call(app, "/", headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in other.headers
