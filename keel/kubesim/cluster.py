@@ -219,6 +219,12 @@ class ClusterMixin:
                               "that Running is deprecated, please use RunStrategy instead")
             if not isinstance(spec.get("template"), dict):
                 raise _denied("vm", "spec.template: Required value: missing template")
+            allowed = ("Always", "RerunOnFailure", "Manual", "Halted", "Once",
+                       "WaitAsReceiver")
+            if "runStrategy" in spec and spec["runStrategy"] not in allowed:
+                raise _denied("vm", f"spec.runStrategy: Unsupported value: "
+                              f"\"{spec['runStrategy']}\": supported values: "
+                              + ", ".join(f'"{a}"' for a in allowed))
 
     def admit_migration(self, ns, spec):
         name = spec.get("vmiName")

@@ -66,6 +66,9 @@ class WatchHub:
                 yield "event", ev
             next_bookmark = time.monotonic() + self.bookmark_interval
             while True:
+                # Decide under the lock, yield outside it: a slow client must never hold up
+                # writers.
+                ending, error, events = None, None, []
                 with store.cond:
                     while True:
                         nowt = time.monotonic()
@@ -80,22 +83,25 @@ class WatchHub:
                         # Wake at least every second to notice a client that went away.
                         store.cond.wait(min(1.0, max(0.0, limit - nowt)))
                         if not alive():
-                            yield "end", "abrupt"
-                            return
-                    if store.closed:
-                        yield "end", "abrupt"
-                        return
-                    if self.epoch != epoch:
-                        yield "end", self.mode
-                        return
-                    try:
-                        events = store.events_after(pos)
-                    except errors.ApiError as exc:
-                        yield "event", {"type": "ERROR", "object": exc.status()}
-                        yield "end", "clean"
-                        return
-                    if events:
-                        pos = events[-1].rv
+                            ending = "abrupt"
+                            break
+                    if ending is None and store.closed:
+                        ending = "abrupt"
+                    elif ending is None and self.epoch != epoch:
+                        ending = self.mode
+                    elif ending is None:
+                        try:
+                            events = store.events_after(pos)
+                        except errors.ApiError as exc:
+                            error = exc
+                        if events:
+                            pos = events[-1].rv
+                if error is not None:
+                    yield "event", {"type": "ERROR", "object": error.status()}
+                    ending = "clean"
+                if ending is not None:
+                    yield "end", ending
+                    return
                 for ev in events:
                     if ev.rt.storage != rt.storage:
                         continue

@@ -288,3 +288,15 @@ def test_server_side_apply_is_refused_with_415(api_client):
         "PATCH", api_client.configuration.host + f"/api/v1/namespaces/{NS}/secrets/x",
         body=b"{}", headers={"Content-Type": "application/apply-patch+yaml"})
     assert resp.status == 415
+
+
+def test_kubevirt_admission_rejects_bad_vms(custom):
+    for spec in ({"runStrategy": "Sometimes", "template": {"spec": {}}},
+                 {"running": True, "runStrategy": "Always", "template": {"spec": {}}},
+                 {"runStrategy": "Manual"}):
+        with pytest.raises(client.ApiException) as err:
+            custom.create_namespaced_custom_object(G, V, NS, VMS, {
+                "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
+                "metadata": {"name": "bad"}, "spec": spec})
+        assert err.value.status == 400
+        assert "denied the request" in _status(err.value)["message"]
