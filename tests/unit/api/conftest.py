@@ -34,6 +34,8 @@ def ensure_parsed():
     try:
         CONF.config_file
     except cfg.NoSuchOptError:
+        from keel.conf import defaults
+        defaults.set_library_defaults(CONF)  # as keel.cmd.common does
         CONF([], project="nova", default_config_files=[])
 
 
