@@ -57,10 +57,14 @@ class ClusterMixin:
         return self.store.create(kv.NODE, None, node, internal=True)
 
     def set_node_ready(self, name, ready=True):
+        """A node (and its virt-handler) going away or coming back: unready nodes are not
+        scheduled to and their VMIs fail with reason NodeUnresponsive at the next step."""
         def apply(n):
             meta.set_condition(n, "Ready", "True" if ready else "Unknown",
                                "KubeletReady" if ready else "NodeStatusUnknown",
                                "" if ready else "Kubelet stopped posting node status.")
+            n["metadata"].setdefault("labels", {})["kubevirt.io/schedulable"] = \
+                "true" if ready else "false"
             return n
         self.store.mutate(kv.NODE, "", name, apply)
 

@@ -11,7 +11,7 @@ from .. import errors
 from .. import kubevirt as kv
 from .. import meta
 from .. import quantity
-from .scheduling import pick_node
+from .scheduling import node_ready, pick_node
 
 LAUNCHER_IMAGE = "quay.io/kubevirt/virt-launcher:v1.7.0"
 OVERHEAD_MEMORY = 200 * 2 ** 20   # virt-launcher's own memory, added to the pod request
@@ -74,6 +74,8 @@ class VMIController:
                 self._create_pod(vmi)
         elif phase == "Scheduling":
             self._schedule(vmi)
+        elif phase in ("Scheduled", "Running") and not self._node_ok(vmi):
+            return
         elif phase == "Scheduled":
             self._boot(vmi)
         elif phase == "Running":
@@ -347,6 +349,23 @@ class VMIController:
                 changed = True
         if changed:
             self._mutate(vmi, lambda o: o["status"].__setitem__("volumeStatus", out))
+
+    def _node_ok(self, vmi):
+        """virt-controller fails VMIs on a node whose virt-handler stopped heart-beating."""
+        node = self.store.raw(kv.NODE, "", (vmi.get("status") or {}).get("nodeName") or "")
+        if node is None or node_ready(node):
+            return True
+
+        def fail(o):
+            self._set_phase(o, "Failed")
+            o["status"]["reason"] = "NodeUnresponsive"
+            meta.set_condition(o, "Ready", "False", "NodeUnresponsive",
+                               "virt-handler on the node is unresponsive")
+        self._mutate(vmi, fail)
+        self.sim.record_event(vmi, "Warning", "NodeUnresponsive",
+                              f"virt-handler on node {node['metadata']['name']} is "
+                              "unresponsive, marking the VMI as failed", "virt-controller")
+        return False
 
     def _check_pod(self, vmi):
         """A launcher pod deleted behind the VMI's back fails the VMI, as virt-handler sees."""

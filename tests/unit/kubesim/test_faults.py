@@ -151,3 +151,22 @@ def test_missing_pvc_holds_the_vmi(sim, custom, api_client, core):
         metadata=client.V1ObjectMeta(name="gone"),
         spec=client.V1PersistentVolumeClaimSpec(access_modes=["ReadWriteMany"])))
     sim.run_until(lambda: vmi_phase(sim, "vm1") == "Running")
+
+
+def test_node_failure_fails_its_vmis_and_always_vms_move(sim, custom, api_client, core):
+    core.patch_node("node-2", {"spec": {"unschedulable": True}})        # cordon
+    _start(sim, custom, api_client, "manual")
+    create_vm(custom, "always", run_strategy="Always")
+    sim.run_until(lambda: vmi_phase(sim, "manual") == "Running"
+                  and vmi_phase(sim, "always") == "Running")
+    assert {vmi(sim, n)["status"]["nodeName"] for n in ("manual", "always")} == {"node-1"}
+    core.patch_node("node-2", {"spec": {"unschedulable": False}})       # uncordon
+    sim.set_node_ready("node-1", False)
+    sim.step()
+    assert vmi_phase(sim, "manual") == "Failed"
+    assert vmi(sim, "manual")["status"]["reason"] == "NodeUnresponsive"
+    assert core.read_node("node-1").metadata.labels["kubevirt.io/schedulable"] == "false"
+    sim.run_until(lambda: printable(sim, "manual") == "Stopped"
+                  and vmi_phase(sim, "always") == "Running")
+    assert vmi(sim, "always")["status"]["nodeName"] == "node-2"     # Always came back elsewhere
+    assert vmi_phase(sim, "manual") == "Failed"                      # Manual stays down
