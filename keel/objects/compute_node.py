@@ -80,7 +80,7 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
         node.pci_device_pools = pci_device_pool.from_pci_stats(row.pci_stats)
         node.uuid = row.uuid or uuidutils.generate_uuid()
         node._context = context
-        node.obj_reset_changes()
+        node.obj_reset_changes(recursive=True)
         return node
 
     def _values_for_db(self):

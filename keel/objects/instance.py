@@ -285,7 +285,8 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                             flavor.is_public = True
                     setattr(instance, name, flavor)
         instance._context = context
-        instance.obj_reset_changes()
+        # Stored blobs may carry their old change lists; a load is clean.
+        instance.obj_reset_changes(recursive=True)
         return instance
 
     def obj_load_attr(self, attrname):

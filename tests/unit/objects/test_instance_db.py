@@ -244,3 +244,22 @@ def test_extra_blobs_readable_on_their_own(ctx):
     with pytest.raises(exception.InstanceNotFound):
         objects.TrustedCerts.get_by_instance_uuid(
             ctx, uuidutils.generate_uuid())
+
+
+def test_loaded_instance_crosses_rpc_unchanged(ctx):
+    from keel.objects import base
+
+    inst = _instance(ctx)
+    got = objects.Instance.get_by_uuid(
+        ctx, inst.uuid, expected_attrs=["metadata", "system_metadata",
+                                        "info_cache", "tags", "flavor",
+                                        "security_groups"])
+    ser = base.KeelObjectSerializer()
+    wire = ser.serialize_entity(ctx, got)
+    assert wire["nova_object.data"]["info_cache"]["nova_object.data"][
+        "network_info"] == "[]"
+    back = ser.deserialize_entity(ctx, wire)
+    assert not back.obj_what_changed()
+    assert base.obj_equal_prims(back, got)
+    assert back.flavor.name == "m1.small" and back.metadata == {
+        "role": "web"}

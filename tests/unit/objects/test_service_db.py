@@ -122,6 +122,7 @@ def test_compute_node_round_trip(ctx):
     assert got.stats == {"num_instances": "1"}
     assert str(got.host_ip) == "10.0.0.5"
     assert got.supported_hv_specs[0].arch == "x86_64"
+    assert not got.obj_what_changed()
     # Unset allocation ratios read as the initial_* defaults.
     assert got.cpu_allocation_ratio == 4.0
     assert objects.ComputeNode.get_by_uuid(ctx, node.uuid).id == node.id
