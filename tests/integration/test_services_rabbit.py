@@ -13,6 +13,7 @@ import time
 import uuid
 
 import pytest
+import requests
 import sqlalchemy as sa
 
 from keel.compute import rpcapi as compute_rpcapi
@@ -77,6 +78,7 @@ def deployment(tmp_path_factory):
     api_url = databases.create_mariadb("keel_api")
     cell_url = databases.create_mariadb("keel_cell")
     cell0_url = databases.create_mariadb("keel_cell0")
+    placement_url = databases.create_mariadb("keel_placement")
     # A private exchange keeps this run apart from anything else on the
     # shared broker; everything else is the production configuration.
     common = (f"[DEFAULT]\ntransport_url = {databases.RABBIT_URL}\n"
@@ -90,18 +92,30 @@ def deployment(tmp_path_factory):
                      f"[api_database]\nconnection = {api_url}\n"
                      f"[database]\nconnection = {cell_url}\n"
                      "[upgrade_levels]\ncompute = auto\n")
+    # The real Placement (embedded server, own database), started
+    # while the migrations run: the computes report their resources to it.
+    placement = subprocess.Popen(
+        [sys.executable, "-m", "keel.embedded.placement", "--db-url",
+         placement_url],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _run_manage(control, ("api_db", "sync"),
                 ("cell_v2", "map_cell0", "--database_connection", cell0_url),
                 ("cell_v2", "create_cell", "--name", "cell1"),
                 ("db", "sync"))
 
+    line = placement.stdout.readline()
+    assert line.startswith("PLACEMENT_ENDPOINT="), placement.stderr.read()
+    endpoint = line.strip().split("=", 1)[1]
+    compute_conf = _write(tmp / "compute.conf", common +
+                          "[placement]\nauth_type = none\n"
+                          f"endpoint_override = {endpoint}\n")
     hosts = {"conductor": f"cond-{tag}", "scheduler": f"sched-{tag}",
              "compute1": f"cmp1-{tag}", "compute2": f"cmp2-{tag}"}
-    procs, logs = {}, {}
+    procs, logs = {"placement": placement}, {}
     for name, host in hosts.items():
         log = tmp / f"{name}.log"
-        cfg = control if not name.startswith("compute") else \
-            _write(tmp / "compute.conf", common)   # no database for computes
+        # Computes get no database at all, only the broker and Placement.
+        cfg = compute_conf if name.startswith("compute") else control
         own = _write(tmp / f"{name}.conf",
                      f"[DEFAULT]\nhost = {host}\nlog_file = {log}\n")
         service = "compute" if name.startswith("compute") else name
@@ -111,13 +125,13 @@ def deployment(tmp_path_factory):
         logs[name] = log
     engine = sa.create_engine(cell_url)
     yield {"procs": procs, "logs": logs, "hosts": hosts, "engine": engine,
-           "tag": tag, "control": control}
+           "tag": tag, "control": control, "placement": endpoint}
     for proc in procs.values():
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
     engine.dispose()
-    for url in (api_url, cell_url, cell0_url):
+    for url in (api_url, cell_url, cell0_url, placement_url):
         databases.drop(url)
 
 
@@ -132,7 +146,7 @@ def _services(engine):
 
 def _alive_report(deployment):
     dead = {n: p.stdout.read() for n, p in deployment["procs"].items()
-            if p.poll() is not None}
+            if p.poll() is not None and n != "placement"}
     return dead
 
 
@@ -187,7 +201,18 @@ def test_services_register_heartbeat_call_cast_and_go_down(deployment):
                    for c in ("compute1", "compute2"))
     _wait(scheduler_heard_both, 15, "instance info casts at the scheduler")
 
-    # 5. A second compute with compute1's (live) name is refused.
+    # 5. Each compute is a resource provider in Placement (named after its
+    #    node, which the fake driver names after the host).
+    def providers():
+        resp = requests.get(f"{deployment['placement']}/resource_providers",
+                            headers={"OpenStack-API-Version":
+                                     "placement 1.14"}, timeout=10)
+        names = {rp["name"] for rp in resp.json()["resource_providers"]}
+        return names if {hosts["compute1"], hosts["compute2"]} <= names \
+            else None
+    _wait(providers, 20, "the computes' resource providers")
+
+    # 6. A second compute with compute1's (live) name is refused.
     tmp = deployment["logs"]["compute1"].parent
     compute1_args = KEEL + ["compute", "--config-file",
                             str(tmp / "compute.conf"), "--config-file",
@@ -199,7 +224,7 @@ def test_services_register_heartbeat_call_cast_and_go_down(deployment):
         dup.stderr
     assert "Traceback" not in dup.stderr
 
-    # 6. SIGKILL compute2: it is reported down after service_down_time,
+    # 7. SIGKILL compute2: it is reported down after service_down_time,
     #    while compute1 stays up.
     victim = deployment["procs"]["compute2"]
     victim.send_signal(signal.SIGKILL)
@@ -211,7 +236,7 @@ def test_services_register_heartbeat_call_cast_and_go_down(deployment):
     assert time.monotonic() - killed_at >= SERVICE_DOWN_TIME - 2
     assert api_down.is_up(_services(engine)[hosts["compute1"]])
 
-    # 7. SIGTERM compute1: graceful stop, exit 0, record down at once; an
+    # 8. SIGTERM compute1: graceful stop, exit 0, record down at once; an
     #    immediate restart under the same name is accepted and heartbeats.
     first = deployment["procs"]["compute1"]
     first.send_signal(signal.SIGTERM)
@@ -225,7 +250,7 @@ def test_services_register_heartbeat_call_cast_and_go_down(deployment):
     _wait(lambda: api_down.is_up(_services(engine)[hosts["compute1"]]),
           45, "the restarted compute to be up")
 
-    # 8. SIGTERM the rest: each finishes its shutdown and exits 0.
+    # 9. SIGTERM the rest: each finishes its shutdown and exits 0.
     for name in ("compute1-again", "scheduler", "conductor"):
         proc = deployment["procs"][name]
         proc.send_signal(signal.SIGTERM)
