@@ -300,3 +300,35 @@ def test_kubevirt_admission_rejects_bad_vms(custom):
                 "metadata": {"name": "bad"}, "spec": spec})
         assert err.value.status == 400
         assert "denied the request" in _status(err.value)["message"]
+
+
+def test_optimistic_concurrency_under_parallel_writers(sim):
+    """Parallel read-modify-write loops lose no update: each stale write gets a 409."""
+    import threading
+    counts = {"conflicts": 0}
+    setup = client.CoreV1Api(sim.api_client())
+    setup.create_namespaced_secret(NS, client.V1Secret(
+        metadata=client.V1ObjectMeta(name="counter", annotations={"n": "0"})))
+    lock = threading.Lock()
+
+    def worker():
+        api = client.CoreV1Api(sim.api_client())
+        for _ in range(10):
+            while True:
+                cur = api.read_namespaced_secret("counter", NS)
+                cur.metadata.annotations["n"] = str(int(cur.metadata.annotations["n"]) + 1)
+                try:
+                    api.replace_namespaced_secret("counter", NS, cur)
+                    break
+                except client.ApiException as exc:
+                    assert exc.status == 409
+                    with lock:
+                        counts["conflicts"] += 1
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    final = setup.read_namespaced_secret("counter", NS).metadata.annotations["n"]
+    assert final == "60"
+    assert counts["conflicts"] > 0
