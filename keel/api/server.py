@@ -72,8 +72,16 @@ def _serve_one(sock, app, server_kwargs):
 
 def serve(app, host, port, workers=1, name="api", backlog=1024,
           **server_kwargs):
-    """Serve ``app`` on ``host:port`` with ``workers`` processes; returns 0."""
-    sock = listen(host, port, backlog)
+    """Serve ``app`` on ``host:port`` with ``workers`` processes.
+
+    Returns the exit code: 0 after a clean stop, 1 when the address cannot
+    be bound.
+    """
+    try:
+        sock = listen(host, port, backlog)
+    except OSError as exc:
+        LOG.error("%s cannot listen on %s:%s: %s", name, host, port, exc)
+        return 1
     LOG.info("%s listening on %s:%s with %d worker(s) x %s thread(s)",
              name, host, sock.getsockname()[1], workers,
              server_kwargs.get("threads", 16))
