@@ -17,8 +17,8 @@ class ResourceType:
     kind: str
     namespaced: bool = True
     short_names: tuple = ()
-    has_status: bool = True       # a /status subresource exists, so the main endpoint ignores status
-    crd: bool = False             # custom resources: no strategic merge, updates need resourceVersion
+    has_status: bool = True   # has /status, so the main endpoint ignores status changes
+    crd: bool = False         # custom resource: no strategic merge, PUT needs resourceVersion
     extra_subresources: tuple = field(default=())
 
     @property

@@ -9,6 +9,7 @@ import copy
 
 from . import errors
 from . import kubevirt as kv
+from . import meta
 from . import websocket
 
 VM_ACTIONS = ("start", "stop", "restart", "migrate", "addvolume", "removevolume")
@@ -275,7 +276,6 @@ class VirtApi:
             raise errors.kv_conflict("virtualmachineinstance", name, f"Cannot pause VM '{name}' "
                                      "because it is currently being migrated")
         if not self._dry(body):
-            from . import meta
             self._set_vmi(ns, name, lambda o: meta.set_condition(
                 o, "Paused", "True", "PausedByUser", "VMI was paused by user"))
         self._ok(h)
@@ -286,7 +286,6 @@ class VirtApi:
         if not kv.is_paused(vmi):
             raise errors.kv_conflict("virtualmachineinstance", name, "VMI is not paused")
         if not self._dry(body):
-            from . import meta
             self._set_vmi(ns, name, lambda o: meta.remove_condition(o, "Paused"))
         self._ok(h)
 
@@ -298,7 +297,6 @@ class VirtApi:
             raise errors.kv_conflict("virtualmachineinstance", name, "VMI is paused")
         acpi = ((((vmi.get("spec") or {}).get("domain") or {}).get("features") or {})
                 .get("acpi") or {}).get("enabled", True)
-        from . import meta
         if not meta.get_condition(vmi, "AgentConnected") and acpi is False:
             raise errors.kv_conflict("virtualmachineinstance", name, "VMI neither have the "
                                      "agent connected nor the ACPI feature enabled")
@@ -326,7 +324,6 @@ class VirtApi:
         self._ok(h)
 
     def _need_agent(self, ns, name):
-        from . import meta
         vmi = self.store.get(kv.VMI, ns, name)
         if not meta.get_condition(vmi, "AgentConnected"):
             raise errors.kv_conflict("virtualmachineinstance", name,

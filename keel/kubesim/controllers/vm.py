@@ -275,8 +275,8 @@ class VMController:
                 meta.set_condition(obj, "Failure", "True", "DataVolumeError",
                                    f"DataVolume {failed_dv['metadata']['name']} failed")
             elif st["printableStatus"] == "ErrorUnschedulable":
-                meta.set_condition(obj, "Failure", "True", "Unschedulable",
-                                   (meta.get_condition(vmi, "PodScheduled") or {}).get("message", ""))
+                why = (meta.get_condition(vmi, "PodScheduled") or {}).get("message", "")
+                meta.set_condition(obj, "Failure", "True", "Unschedulable", why)
             else:
                 meta.remove_condition(obj, "Failure")
             if vmi is not None and (vmi.get("status") or {}).get("volumeStatus"):
