@@ -192,9 +192,17 @@ class App:
             return h.send_json(200, _out(rt, self._patch(req, rt, r, dry)))
         if r.verb == "delete":
             opts = req.json(default={}) or {}
-            for key in ("propagationPolicy", "gracePeriodSeconds"):
-                if key in req.query:
-                    opts[key] = req.query[key]
+            if "propagationPolicy" in req.query:
+                opts["propagationPolicy"] = req.query["propagationPolicy"]
+            if "gracePeriodSeconds" in req.query:
+                try:
+                    opts["gracePeriodSeconds"] = int(req.query["gracePeriodSeconds"])
+                except ValueError:
+                    raise errors.bad_request("gracePeriodSeconds must be an integer")
+            if opts.get("propagationPolicy") not in (None, "Orphan", "Background",
+                                                     "Foreground"):
+                raise errors.invalid(rt, r.name, [("propagationPolicy", "Unsupported value: "
+                                                   f"\"{opts['propagationPolicy']}\"")])
             if "orphanDependents" in req.query:
                 opts["orphanDependents"] = _truthy(req.query["orphanDependents"])
             dry = dry or opts.get("dryRun") == ["All"]

@@ -332,3 +332,17 @@ def test_optimistic_concurrency_under_parallel_writers(sim):
     final = setup.read_namespaced_secret("counter", NS).metadata.annotations["n"]
     assert final == "60"
     assert counts["conflicts"] > 0
+
+
+def test_delete_options_as_query_parameters(core, custom):
+    body = vm_body("vm1")
+    body["metadata"]["finalizers"] = ["x/y"]
+    custom.create_namespaced_custom_object(G, V, NS, VMS, body)
+    obj = custom.delete_namespaced_custom_object(G, V, NS, VMS, "vm1", grace_period_seconds=30,
+                                                 propagation_policy="Foreground")
+    assert obj["metadata"]["deletionGracePeriodSeconds"] == 30
+    assert obj["metadata"]["finalizers"] == ["x/y", "foregroundDeletion"]
+    core.create_namespaced_secret(NS, _secret("s"))
+    with pytest.raises(client.ApiException) as err:
+        core.delete_namespaced_secret("s", NS, propagation_policy="Sideways")
+    assert err.value.status == 422
