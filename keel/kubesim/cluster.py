@@ -23,9 +23,18 @@ class ClusterMixin:
 
     # -- nodes and pods --------------------------------------------------------------------
     def add_node(self, name, cpu="16", memory="64Gi", labels=None, *, pods="110",
-                 schedulable=True, cpu_manager=False, allocatable=None, capacity=None):
+                 schedulable=True, cpu_manager=False, allocatable=None, capacity=None,
+                 cpu_models=("Skylake-Client-IBRS",), cpu_features=("vmx", "avx2"),
+                 host_model="Skylake-Client-IBRS"):
+        """A Ready node labelled as virt-handler labels it (schedulable, CPU models and
+        features); `allocatable` adds or overrides entries such as hugepages-2Mi or
+        devices.kubevirt.io/* and nvidia.com/* device-plugin resources."""
         lbl = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
                "kubernetes.io/arch": "amd64"}
+        lbl.update({f"cpu-model.node.kubevirt.io/{m}": "true" for m in cpu_models})
+        lbl.update({f"cpu-feature.node.kubevirt.io/{f}": "true" for f in cpu_features})
+        if host_model:
+            lbl[f"host-model-cpu.node.kubevirt.io/{host_model}"] = "true"
         if schedulable:
             lbl["kubevirt.io/schedulable"] = "true"
         if cpu_manager:

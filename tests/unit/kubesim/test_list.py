@@ -104,3 +104,6 @@ def test_nodes_are_cluster_scoped_with_allocatable(core, sim):
     alloc = nodes.items[0].status.allocatable
     assert alloc["cpu"] == "64" and alloc["memory"] == "256Gi" and alloc["nvidia.com/gpu"] == "4"
     assert nodes.items[0].status.conditions[0].type == "Ready"
+    labels = nodes.items[0].metadata.labels
+    assert labels["cpu-feature.node.kubevirt.io/vmx"] == "true"
+    assert labels["cpu-model.node.kubevirt.io/Skylake-Client-IBRS"] == "true"
