@@ -38,6 +38,8 @@ class ClusterMixin:
         if schedulable:
             lbl["kubevirt.io/schedulable"] = "true"
         if cpu_manager:
+            # virt-handler's label is "cpumanager"; the prefixed one is what some tooling reads
+            lbl["cpumanager"] = "true"
             lbl["kubevirt.io/cpumanager"] = "true"
         lbl.update(labels or {})
         alloc = {"cpu": str(cpu), "memory": str(memory), "pods": str(pods),

@@ -126,6 +126,8 @@ class VMIController:
         spec = vmi.get("spec") or {}
         selector = dict(spec.get("nodeSelector") or {})
         selector["kubevirt.io/schedulable"] = "true"
+        if (((spec.get("domain") or {}).get("cpu") or {}).get("dedicatedCpuPlacement")):
+            selector["cpumanager"] = "true"     # only nodes with the static CPU manager
         pod = {"metadata": {"generateName": f"virt-launcher-{name}-",
                             "labels": {"kubevirt.io": "virt-launcher",
                                        kv.CREATED_BY: vmi["metadata"]["uid"],

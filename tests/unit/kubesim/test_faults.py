@@ -170,3 +170,16 @@ def test_node_failure_fails_its_vmis_and_always_vms_move(sim, custom, api_client
                   and vmi_phase(sim, "always") == "Running")
     assert vmi(sim, "always")["status"]["nodeName"] == "node-2"     # Always came back elsewhere
     assert vmi_phase(sim, "manual") == "Failed"                      # Manual stays down
+
+
+def test_dedicated_cpus_need_a_cpu_manager_node(sim, custom, api_client, core):
+    create_vm(custom, "pinned", cores=4)
+    custom.patch_namespaced_custom_object(G, "v1", NS, VM, "pinned", {"spec": {"template": {
+        "spec": {"domain": {"cpu": {"cores": 4, "dedicatedCpuPlacement": True}}}}}})
+    subresource(api_client, VM, "pinned", "start")
+    sim.run_until(lambda: printable(sim, "pinned") == "ErrorUnschedulable")
+    sim.add_node("pcpu-1", cpu="16", memory="64Gi", cpu_manager=True)
+    sim.run_until(lambda: vmi_phase(sim, "pinned") == "Running")
+    pod = sim.launcher_pods(vmi(sim, "pinned"))[0]
+    assert pod["spec"]["nodeName"] == "pcpu-1"
+    assert pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "4"
