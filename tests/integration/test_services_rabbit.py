@@ -1,4 +1,4 @@
-"""conductor, scheduler and two computes as separate ``keel`` processes on
+"""api, conductor, scheduler and two computes as separate ``keel`` processes on
 RabbitMQ and MariaDB: they register, heartbeat, reach each other by call and
 cast, and a SIGKILLed compute is reported down after service_down_time.
 
@@ -39,6 +39,13 @@ def _rabbit_or_skip():
             conn.connect()
     except Exception as exc:  # noqa: BLE001
         databases._unavailable("RabbitMQ", exc)
+
+
+def _free_port():
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def _write(path, text):
@@ -87,7 +94,10 @@ def deployment(tmp_path_factory):
               f"service_down_time = {SERVICE_DOWN_TIME}\n"
               f"rpc_response_timeout = 10\n"
               f"graceful_shutdown_timeout = 20\n"
-              f"periodic_fuzzy_delay = 0\n")
+              f"periodic_fuzzy_delay = 0\n"
+              # A cast sent before the scheduler declared its fanout queue
+              # is lost (as in Nova); the periodic sync repeats it.
+              f"scheduler_instance_sync_interval = 2\n")
     control = _write(tmp / "control.conf", common +
                      f"[api_database]\nconnection = {api_url}\n"
                      f"[database]\nconnection = {cell_url}\n"
@@ -103,15 +113,25 @@ def deployment(tmp_path_factory):
                 ("cell_v2", "create_cell", "--name", "cell1"),
                 ("db", "sync"))
 
+    procs, logs = {"placement": placement}, {}
     line = placement.stdout.readline()
     assert line.startswith("PLACEMENT_ENDPOINT="), placement.stderr.read()
     endpoint = line.strip().split("=", 1)[1]
     compute_conf = _write(tmp / "compute.conf", common +
                           "[placement]\nauth_type = none\n"
                           f"endpoint_override = {endpoint}\n")
+    api_port = _free_port()
+    api_conf = _write(tmp / "api-own.conf",
+                      "[DEFAULT]\nosapi_compute_listen = 127.0.0.1\n"
+                      f"osapi_compute_listen_port = {api_port}\n"
+                      "osapi_compute_workers = 1\n"
+                      f"log_file = {tmp / 'api.log'}\n"
+                      "[api]\nauth_strategy = keel-development\n")
+    procs["api"] = subprocess.Popen(
+        KEEL + ["api", "--config-file", control, "--config-file", api_conf],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     hosts = {"conductor": f"cond-{tag}", "scheduler": f"sched-{tag}",
              "compute1": f"cmp1-{tag}", "compute2": f"cmp2-{tag}"}
-    procs, logs = {"placement": placement}, {}
     for name, host in hosts.items():
         log = tmp / f"{name}.log"
         # Computes get no database at all, only the broker and Placement.
@@ -125,7 +145,8 @@ def deployment(tmp_path_factory):
         logs[name] = log
     engine = sa.create_engine(cell_url)
     yield {"procs": procs, "logs": logs, "hosts": hosts, "engine": engine,
-           "tag": tag, "control": control, "placement": endpoint}
+           "tag": tag, "control": control, "placement": endpoint,
+           "api": f"http://127.0.0.1:{api_port}"}
     for proc in procs.values():
         if proc.poll() is None:
             proc.kill()
@@ -201,7 +222,16 @@ def test_services_register_heartbeat_call_cast_and_go_down(deployment):
                    for c in ("compute1", "compute2"))
     _wait(scheduler_heard_both, 15, "instance info casts at the scheduler")
 
-    # 5. Each compute is a resource provider in Placement (named after its
+    # 5. The API process answers next to them (versions document).
+    def api_versions():
+        try:
+            return requests.get(deployment["api"] + "/", timeout=5).json()
+        except requests.RequestException:
+            return None
+    doc = _wait(api_versions, 30, "the compute API")
+    assert "v2.1" in {v["id"] for v in doc["versions"]}
+
+    # 5b. Each compute is a resource provider in Placement (named after its
     #    node, which the fake driver names after the host).
     def providers():
         resp = requests.get(f"{deployment['placement']}/resource_providers",
@@ -251,7 +281,7 @@ def test_services_register_heartbeat_call_cast_and_go_down(deployment):
           45, "the restarted compute to be up")
 
     # 9. SIGTERM the rest: each finishes its shutdown and exits 0.
-    for name in ("compute1-again", "scheduler", "conductor"):
+    for name in ("compute1-again", "scheduler", "conductor", "api"):
         proc = deployment["procs"][name]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0, name
