@@ -1,0 +1,175 @@
+"""Production auth mode: keystonemiddleware auth_token validating tokens.
+
+A small identity endpoint stands in for Keystone (the real-Keystone test is
+an integration test); keystonemiddleware itself is real: it logs in as the
+service user, validates each token with GET /v3/auth/tokens and hands the
+roles on, from which the context and policy decide admin-ness.
+"""
+import datetime
+import json
+import threading
+import uuid
+
+import pytest
+import requests
+
+from keel.api import deploy
+from keel.api import routes
+from keel.api import server
+from keel.api import wsgi
+from keel.conf import CONF
+
+NOW = datetime.datetime.now(datetime.timezone.utc)
+FUTURE = (NOW + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+PAST = (NOW - datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+
+TOKENS = {  # token -> (user, project, roles, expires)
+    "service-token": ("nova", "service", ["service", "admin"], FUTURE),
+    "member-token": ("alice", "p1", ["member", "reader"], FUTURE),
+    "reader-token": ("bob", "p1", ["reader"], FUTURE),
+    "admin-token": ("root", "p0", ["admin", "member", "reader"], FUTURE),
+    "expired-token": ("carol", "p1", ["member"], PAST),
+}
+
+
+class Identity:
+    """Just enough of the Identity v3 API for keystonemiddleware."""
+
+    def __init__(self):
+        self.url = None
+
+    def _token_body(self, token):
+        user, project, roles, expires = TOKENS[token]
+        dom = {"id": "default", "name": "Default"}
+        return {"token": {
+            "methods": ["password"], "expires_at": expires,
+            "issued_at": NOW.strftime("%Y-%m-%dT%H:%M:%S.000000Z"),
+            "user": {"id": user, "name": user, "domain": dom},
+            "project": {"id": project, "name": project, "domain": dom},
+            "roles": [{"id": r, "name": r} for r in roles],
+            "catalog": [{"type": "identity", "name": "keystone",
+                         "id": "ks", "endpoints": [
+                             {"id": i, "interface": i, "region": "RegionOne",
+                              "region_id": "RegionOne", "url": self.url}
+                             for i in ("public", "internal", "admin")]}],
+        }}
+
+    def __call__(self, environ, start_response):
+        path = environ["PATH_INFO"].rstrip("/")
+        method = environ["REQUEST_METHOD"]
+        headers = [("Content-Type", "application/json")]
+        if path in ("", "/v3") and method == "GET":
+            body = {"version": {"id": "v3.14", "status": "stable",
+                                "updated": "2020-01-01T00:00:00Z",
+                                "links": [{"rel": "self",
+                                           "href": self.url + "/"}],
+                                "media-types": []}}
+            status = "200 OK"
+        elif path == "/v3/auth/tokens" and method == "POST":
+            body, status = self._token_body("service-token"), "201 Created"
+            headers.append(("X-Subject-Token", "service-token"))
+        elif path == "/v3/auth/tokens" and method == "GET":
+            token = environ.get("HTTP_X_SUBJECT_TOKEN")
+            expired_ok = "allow_expired=1" in environ.get("QUERY_STRING", "")
+            if token in TOKENS and (TOKENS[token][3] == FUTURE or
+                                    expired_ok):
+                body, status = self._token_body(token), "200 OK"
+                headers.append(("X-Subject-Token", token))
+            else:
+                body = {"error": {"code": 404, "message": "not found",
+                                  "title": "Not Found"}}
+                status = "404 Not Found"
+        else:
+            body, status = {"error": {"code": 404}}, "404 Not Found"
+        data = json.dumps(body).encode()
+        start_response(status, headers + [("Content-Length", str(len(data)))])
+        return [data]
+
+
+def _serve(app):
+    sock = server.listen("127.0.0.1", 0)
+    srv = server.make_server(sock, app, threads=4, shutdown_timeout=1)
+    thread = threading.Thread(target=srv.safe_start, daemon=True)
+    thread.start()
+    while not srv.ready:
+        thread.join(0.01)
+    return srv, thread, sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+@wsgi.expose(name="test.keystone.whoami")
+def _whoami(req):
+    ctx = req.context
+    return {"user_id": ctx.user_id, "project_id": ctx.project_id,
+            "roles": sorted(ctx.roles), "is_admin": ctx.is_admin}
+
+
+@pytest.fixture
+def stack(conf):
+    identity = Identity()
+    isrv, ithread, isock, iurl = _serve(identity)
+    identity.url = iurl + "/v3"
+    conf.config(group="keystone_authtoken", www_authenticate_uri=iurl,
+                memcached_servers=None)
+    table = dict(routes.ROUTES, **{"/whoami": {"GET": _whoami}})
+    # building once makes keystonemiddleware register [keystone_authtoken]
+    deploy.deploy(CONF, table=table)
+    from keystoneauth1 import loading
+    # the service credentials keystonemiddleware logs in with
+    loading.register_auth_conf_options(CONF, "keystone_authtoken")
+    for opt in loading.get_auth_plugin_conf_options("password"):
+        try:
+            CONF.register_opt(opt, group="keystone_authtoken")
+        except Exception:  # noqa: BLE001 - already registered
+            pass
+    conf.config(group="keystone_authtoken", auth_type="password",
+                auth_url=iurl + "/v3", username="nova", password="pw",
+                project_name="service", user_domain_name="Default",
+                project_domain_name="Default")
+    app = deploy.deploy(CONF, table=table)
+    asrv, athread, asock, aurl = _serve(app)
+    yield aurl
+    for srv, thread, sock in ((asrv, athread, asock),
+                              (isrv, ithread, isock)):
+        srv.stop()
+        thread.join(5)
+        sock.close()
+
+
+def _get(url, token=None, path="/v2.1/whoami", service_token=None):
+    headers = {"X-Auth-Token": token} if token else {}
+    if service_token:
+        headers["X-Service-Token"] = service_token
+    return requests.get(url + path, headers=headers, timeout=10)
+
+
+def test_valid_tokens_give_their_roles(stack):
+    member = _get(stack, "member-token").json()
+    assert (member["user_id"], member["project_id"]) == ("alice", "p1")
+    assert member["roles"] == ["member", "reader"]
+    assert member["is_admin"] is False
+    assert _get(stack, "reader-token").json()["roles"] == ["reader"]
+    assert _get(stack, "admin-token").json()["is_admin"] is True
+
+
+@pytest.mark.parametrize("token", [None, "expired-token", "bogus"])
+def test_missing_expired_or_unknown_token_is_401(stack, token):
+    resp = _get(stack, token)
+    assert resp.status_code == 401
+    assert "WWW-Authenticate" in resp.headers
+
+
+def test_public_documents_need_no_token(stack):
+    assert _get(stack, path="/").status_code == 200
+    assert _get(stack, path="/v2.1").status_code == 200
+    assert _get(stack, path="/v2.1/").status_code == 200
+    assert _get(stack, path="/v2.1/versions/v2.1").status_code == 401
+
+
+def test_service_token_carries_an_expired_user_token(stack):
+    """A long operation finishing on behalf of a user ([service_user])."""
+    resp = _get(stack, "expired-token", service_token="service-token")
+    assert resp.status_code == 200
+    assert resp.json()["user_id"] == "carol"
+    # a service token without the service role does not
+    assert _get(stack, "expired-token",
+                service_token="member-token").status_code == 401
