@@ -117,9 +117,16 @@ class Service:
     def start(self):
         ctxt = keel_context.get_admin_context()
         self.service_ref = self._register(ctxt)
-        self.manager.init_host(self.service_ref)
-        self._start_rpc_servers()
-        self.manager.post_start_hook()
+        try:
+            self.manager.init_host(self.service_ref)
+            self._start_rpc_servers()
+            self.manager.post_start_hook()
+        except BaseException:
+            # Registered but not serving: leave the record stopped, or a
+            # fixed restart would be refused as a duplicate of ourselves.
+            self._stop_rpc_servers()
+            self._mark_stopped()
+            raise
         self._heartbeat = self.servicegroup_api.join(self)
         if self.periodic_enable:
             self._periodic_thread = threading.Thread(
@@ -188,6 +195,16 @@ class Service:
                 messaging.Target(topic=self.topic_alt, server=self.host),
                 endpoints, serializer)
             self.rpcserver_alt.start()
+
+    def _stop_rpc_servers(self):
+        for server in (self.rpcserver, self.rpcserver_alt):
+            if server is None:
+                continue
+            try:
+                server.stop()
+                server.wait()
+            except Exception:  # noqa: BLE001 - never started
+                LOG.debug("RPC server stop failed", exc_info=True)
 
     def _run_periodic_tasks(self):
         delay = (random.randint(0, self.periodic_fuzzy_delay)

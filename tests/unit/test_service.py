@@ -213,3 +213,32 @@ def test_unreachable_broker_fails_start_with_a_message(env, monkeypatch,
     assert "cannot start" in err and "127.0.0.1:1" in err
     assert "Traceback" not in err
     assert _record() is None                            # never registered
+
+
+def test_failed_start_leaves_the_record_stopped(env):
+    svc = _service(env, start=False)
+
+    def broken_init_host(service_ref=None):
+        raise RuntimeError("driver cannot reach its hypervisor")
+    svc.manager.init_host = broken_init_host
+    with pytest.raises(RuntimeError):
+        svc.start()
+    assert not servicegroup.API().is_up(_record())
+    _service(env)                                       # a fixed restart
+
+
+def test_unreachable_database_fails_start_with_a_message(env, capsys):
+    CONF.set_override("connection", "mysql+pymysql://root@127.0.0.1:1/nope",
+                      group="database")
+    CONF.set_override("max_retries", 2, group="database")
+    CONF.set_override("retry_interval", 1, group="database")
+    session.reset()
+    try:
+        svc = _service(env, start=False)
+        assert service.serve([svc]) == 1
+    finally:
+        CONF.clear_override("max_retries", group="database")
+        CONF.clear_override("retry_interval", group="database")
+    err = capsys.readouterr().err
+    assert "cannot start: database unreachable" in err
+    assert "Traceback" not in err
