@@ -175,7 +175,8 @@ def test_templated_cell_urls_are_filled_from_local_config(ctx):
         got = objects.CellMapping.get_by_uuid(ctx, cell.uuid)
         assert got.transport_url == \
             "rabbit://alice:s3cret@mq1:5672,bob:pw@mq2/vh"
-        assert got.database_connection == "sqlite:///" + \
-            CONF.database.connection.split(":///", 1)[1].lstrip("/")
+        from urllib import parse
+        assert got.database_connection == "sqlite:///" + parse.urlparse(
+            CONF.database.connection).path.lstrip("/")
     finally:
         CONF.clear_override("transport_url")

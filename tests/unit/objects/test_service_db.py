@@ -52,8 +52,14 @@ def test_service_lookups(ctx):
 
 def test_service_duplicate_binary_is_refused(ctx):
     _service(ctx)
+    dup = objects.Service(ctx, host="host1", binary="nova-compute",
+                          topic="other", report_count=0)
     with pytest.raises(exception.ServiceBinaryExists):
-        _service(ctx)
+        dup.create()
+    dup_topic = objects.Service(ctx, host="host1", binary="nova-other",
+                                topic="compute", report_count=0)
+    with pytest.raises(exception.ServiceTopicExists):
+        dup_topic.create()
 
 
 def test_service_save_and_destroy_soft_deletes_nodes(ctx, admin_ctx):
