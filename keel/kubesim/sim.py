@@ -27,7 +27,7 @@ from .virtapi import VirtApi
 
 
 class KubeSim(ClusterMixin):
-    def __init__(self, *, namespaces=("default",), history_size=1000, bookmark_interval=60.0,
+    def __init__(self, *, namespaces=("default",), history_size=5000, bookmark_interval=60.0,
                  dv_progress_step=50.0, host="127.0.0.1", port=0, token=None):
         self.store = store_mod.Store(history_size=history_size)
         self.watches = watch.WatchHub(self.store)
