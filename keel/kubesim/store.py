@@ -315,6 +315,9 @@ class Store:
                 finalizers.append(FOREGROUND)
             elif policy == "Orphan" and ORPHAN not in finalizers:
                 finalizers.append(ORPHAN)
+            if rt.kind == "Namespace" and name in ("default", "kube-system", "kube-public"):
+                raise errors.forbidden(f'namespaces "{name}" is forbidden: this namespace may '
+                                       "not be deleted")
             if rt.kind == "Namespace":
                 # The namespace controller empties it first; phase shows Terminating meanwhile.
                 new.setdefault("spec", {})["finalizers"] = ["kubernetes"]
