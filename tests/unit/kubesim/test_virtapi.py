@@ -209,3 +209,18 @@ def test_unknown_subresource_and_wrong_method(sim, custom, api_client):
     with pytest.raises(client.ApiException) as err:
         subresource(api_client, VM, "vm1", "start", method="POST")
     assert err.value.status == 405
+
+
+def test_without_guest_agent(sim, custom, api_client):
+    sim.no_guest_agent("vm1")
+    _running(sim, custom, api_client)
+    conds = {c["type"] for c in vmi(sim, "vm1")["status"]["conditions"]}
+    assert "AgentConnected" not in conds
+    assert "guest agent" in _conflict(lambda: subresource(api_client, VMI, "vm1", "guestosinfo",
+                                                          method="GET"))
+    assert "guest agent" in _conflict(lambda: subresource(api_client, VMI, "vm1", "freeze"))
+    subresource(api_client, VMI, "vm1", "softreboot")          # ACPI still works
+    custom.patch_namespaced_custom_object("kubevirt.io", "v1", NS, VMI, "vm1", {"spec": {
+        "domain": {"features": {"acpi": {"enabled": False}}}}})
+    assert "neither have the agent connected nor the ACPI" in _conflict(
+        lambda: subresource(api_client, VMI, "vm1", "softreboot"))
