@@ -35,8 +35,9 @@ opts = [
 
 
 def register_opts(conf):
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
+    # A fresh OptGroup per ConfigOpts: a shared one would share overrides.
+    conf.register_group(cfg.OptGroup(GROUP, title=group.title))
+    conf.register_opts(opts, group=GROUP)
 
 
 def list_opts():

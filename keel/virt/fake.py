@@ -148,6 +148,19 @@ class FakeDriver(driver.ComputeDriver):
             self.emit_event(virtevent.LifecycleEvent(instance.uuid,
                                                      transition))
 
+    def _place(self, instance, state):
+        """(Re)create the guest with the instance's current flavor, keeping
+        what a resize on the same host keeps: console, volumes, vifs."""
+        with self._lock:
+            new = FakeInstance(instance, state)
+            old = self._instances.get(instance.uuid)
+            if old is not None:
+                new.console, new.volumes, new.vifs = (old.console,
+                                                      old.volumes, old.vifs)
+            new.console.append("fake guest %s started on %s"
+                               % (instance.uuid, self.host))
+            self._instances[instance.uuid] = new
+
     # -- host ------------------------------------------------------------------
     def init_host(self, host):
         """Nothing to connect to."""
@@ -344,9 +357,7 @@ class FakeDriver(driver.ComputeDriver):
                          allocations, block_device_info=None, power_on=True):
         self._maybe_fail("finish_migration", instance)
         state = power_state.RUNNING if power_on else power_state.SHUTDOWN
-        with self._lock:
-            # Same-host resize: replace the old footprint with the new one.
-            self._instances[instance.uuid] = FakeInstance(instance, state)
+        self._place(instance, state)
 
     def confirm_migration(self, context, migration, instance, network_info):
         # Runs on the source: forget the guest unless it resized in place.
@@ -358,8 +369,7 @@ class FakeDriver(driver.ComputeDriver):
                                 migration, block_device_info=None,
                                 power_on=True):
         state = power_state.RUNNING if power_on else power_state.SHUTDOWN
-        with self._lock:
-            self._instances[instance.uuid] = FakeInstance(instance, state)
+        self._place(instance, state)
 
     # -- live migration ------------------------------------------------------
     def check_can_live_migrate_destination(self, context, instance,
@@ -412,9 +422,7 @@ class FakeDriver(driver.ComputeDriver):
                                            network_info,
                                            block_migration=False,
                                            block_device_info=None):
-        with self._lock:
-            self._instances[instance.uuid] = FakeInstance(
-                instance, power_state.RUNNING)
+        self._place(instance, power_state.RUNNING)
 
     def rollback_live_migration_at_destination(self, context, instance,
                                                network_info,
