@@ -22,11 +22,14 @@ from . import faults
 from . import resources
 from . import store as store_mod
 from . import watch
+from .admission import AdmissionMixin
 from .cluster import ClusterMixin
+from .endpoints import EndpointsMixin
+from .guests import GuestsMixin
 from .virtapi import VirtApi
 
 
-class KubeSim(ClusterMixin):
+class KubeSim(ClusterMixin, GuestsMixin, EndpointsMixin, AdmissionMixin):
     def __init__(self, *, namespaces=("default",), history_size=5000, bookmark_interval=60.0,
                  dv_progress_step=50.0, host="127.0.0.1", port=0, token=None):
         self.store = store_mod.Store(history_size=history_size)
