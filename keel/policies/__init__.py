@@ -7,9 +7,21 @@ every rule with Nova's names.
 import itertools
 
 from keel.policies import base
+from keel.policies import flavors
+from keel.policies import hosts
+from keel.policies import keypairs
+from keel.policies import quotas
+from keel.policies import server_groups
+from keel.policies import servers
 
 
 def list_rules():
     return list(itertools.chain(
         base.list_rules(),
+        flavors.list_rules(),
+        keypairs.list_rules(),
+        quotas.list_rules(),
+        hosts.list_rules(),
+        server_groups.list_rules(),
+        servers.list_rules(),
     ))

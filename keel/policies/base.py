@@ -86,3 +86,11 @@ rules = [
 
 def list_rules():
     return rules
+
+
+def rule(name, check_str, description, operations, scope_types=("project",)):
+    """A documented API rule; ``operations`` as ``[(METHOD, path), …]``."""
+    return policy.DocumentedRuleDefault(
+        name=name, check_str=check_str, description=description,
+        operations=[{"method": m, "path": p} for m, p in operations],
+        scope_types=list(scope_types))

@@ -126,3 +126,69 @@ def test_sample_generator_on_namespace():
     assert '#"context_is_admin": "role:admin"' in out
     assert '#"project_member_api": "role:member and ' \
            'project_id:%(project_id)s"' in out
+
+
+# --- the API rules: who passes each, by persona -------------------------
+
+from keel.policies import base as base_rules  # noqa: E402
+
+PERSONAS = {
+    "admin": dict(user_id="root", project_id="p0",
+                  roles=["admin", "member", "reader"]),
+    "member": dict(user_id="alice", project_id="p1",
+                   roles=["member", "reader"]),
+    "reader": dict(user_id="bob", project_id="p1", roles=["reader"]),
+    "other_member": dict(user_id="eve", project_id="p2",
+                         roles=["member", "reader"]),
+    "no_roles": dict(user_id="nobody", project_id="p1", roles=[]),
+    "service": dict(user_id="neutron", project_id="svc",
+                    roles=["service"]),
+}
+TARGET = {"project_id": "p1", "user_id": "alice"}
+EXPECTED = {
+    base_rules.ADMIN: {"admin"},
+    base_rules.PROJECT_READER_OR_ADMIN: {"admin", "member", "reader"},
+    base_rules.PROJECT_MEMBER_OR_ADMIN: {"admin", "member"},
+    base_rules.PROJECT_MEMBER: {"member"},
+    base_rules.RULE_ANY: set(PERSONAS),
+    base_rules.RULE_NOBODY: set(),
+    base_rules.SERVICE_ROLE: {"service"},
+    "(" + base_rules.ADMIN + ") or user_id:%(user_id)s": {"admin", "member"},
+}
+API_RULES = [r for r in policies.list_rules() if ":" in r.name]
+
+
+@pytest.mark.parametrize("rule", API_RULES, ids=lambda r: r.name)
+def test_policy_matrix(conf, rule):
+    assert rule.check_str in EXPECTED, f"{rule.name}: unclassified default"
+    allowed = {name for name, creds in PERSONAS.items()
+               if policy.authorize(context.RequestContext(**creds),
+                                   rule.name, TARGET, do_raise=False)}
+    assert allowed == EXPECTED[rule.check_str]
+
+
+def test_api_rules_are_project_scoped(conf):
+    system_admin = context.RequestContext(user_id="root", roles=["admin"],
+                                          system_scope="all")
+    for rule in API_RULES:
+        assert rule.scope_types == ["project"], rule.name
+    with pytest.raises(exception.PolicyNotAuthorized):
+        policy.authorize(system_admin, "os_compute_api:os-services:list",
+                         {})
+
+
+def test_well_known_nova_rule_names_exist():
+    names = {r.name for r in policies.list_rules()}
+    for name in ("os_compute_api:servers:index",
+                 "os_compute_api:servers:detail:get_all_tenants",
+                 "os_compute_api:os-flavor-manage:create",
+                 "os_compute_api:os-keypairs:index",
+                 "os_compute_api:limits:other_project",
+                 "os_compute_api:os-quota-sets:show",
+                 "os_compute_api:os-hypervisors:list-detail",
+                 "os_compute_api:os-aggregates:add_host",
+                 "os_compute_api:os-server-groups:index:all_projects",
+                 "os_compute_api:os-instance-actions:events:details",
+                 "os_compute_api:os-server-external-events:create",
+                 "compute:server:topology:host:index"):
+        assert name in names
