@@ -48,7 +48,15 @@ class VirtApi:
 
     # -- helpers ---------------------------------------------------------------------------
     def _vm(self, ns, name):
-        return self.store.get(kv.VM, ns, name)
+        return self._fetch(kv.VM, ns, name, "virtualmachine")
+
+    def _fetch(self, rt, ns, name, singular):
+        # virt-api reports a missing object by its singular resource name
+        obj = self.store.raw(rt, ns, name)
+        if obj is None:
+            raise errors.ApiError(404, "NotFound", f'{singular}.kubevirt.io "{name}" not found',
+                                  {"name": name, "group": "kubevirt.io", "kind": singular})
+        return meta.clone(obj)
 
     def _vmi(self, ns, name):
         return self.store.raw(kv.VMI, ns, name)
@@ -176,7 +184,7 @@ class VirtApi:
     def vm_migrate(self, req, h, ns, name):
         body = req.json(default={}) or {}
         self._vm(ns, name)
-        vmi = self.store.get(kv.VMI, ns, name)
+        vmi = self._fetch(kv.VMI, ns, name, "virtualmachineinstance")
         if kv.phase(vmi) != "Running":
             raise errors.kv_conflict("virtualmachine", name, "VM is not running")
         spec = {"vmiName": name}
@@ -248,7 +256,7 @@ class VirtApi:
 
     # -- VMI actions -----------------------------------------------------------------------
     def _running_vmi(self, ns, name):
-        vmi = self.store.get(kv.VMI, ns, name)
+        vmi = self._fetch(kv.VMI, ns, name, "virtualmachineinstance")
         if kv.phase(vmi) != "Running":
             raise errors.kv_conflict("virtualmachineinstance", name, "VMI is not running")
         return vmi
@@ -264,7 +272,7 @@ class VirtApi:
 
     def vmi_pause(self, req, h, ns, name):
         body = req.json(default={}) or {}
-        vmi = self.store.get(kv.VMI, ns, name)
+        vmi = self._fetch(kv.VMI, ns, name, "virtualmachineinstance")
         if kv.phase(vmi) != "Running":
             raise errors.kv_conflict("virtualmachineinstance", name, "VM is not running")
         if (vmi.get("spec") or {}).get("livenessProbe"):
@@ -290,7 +298,7 @@ class VirtApi:
         self._ok(h)
 
     def vmi_softreboot(self, req, h, ns, name):
-        vmi = self.store.get(kv.VMI, ns, name)
+        vmi = self._fetch(kv.VMI, ns, name, "virtualmachineinstance")
         if kv.phase(vmi) != "Running":
             raise errors.kv_conflict("virtualmachineinstance", name, "VM is not running")
         if kv.is_paused(vmi):
@@ -304,10 +312,12 @@ class VirtApi:
         self._ok(h)
 
     def vmi_reset(self, req, h, ns, name):
-        vmi = self.store.get(kv.VMI, ns, name)
+        vmi = self._fetch(kv.VMI, ns, name, "virtualmachineinstance")
         if kv.phase(vmi) != "Running":
-            raise errors.internal(f"Failed to reset non-running VMI with phase "
-                                  f"{kv.phase(vmi)}: VMI is not running")
+            raise errors.bad_request(f"Failed to reset non-running VMI with phase "
+                                     f"{kv.phase(vmi)}: Unable to connect to "
+                                     f"VirtualMachineInstance because phase is {kv.phase(vmi)} "
+                                     "instead of Running")
         self.sim.guest_rebooted(vmi, soft=False)
         self._ok(h)
 
@@ -324,7 +334,7 @@ class VirtApi:
         self._ok(h)
 
     def _need_agent(self, ns, name):
-        vmi = self.store.get(kv.VMI, ns, name)
+        vmi = self._fetch(kv.VMI, ns, name, "virtualmachineinstance")
         if not meta.get_condition(vmi, "AgentConnected"):
             raise errors.kv_conflict("virtualmachineinstance", name,
                                      "VMI does not have guest agent connected")
@@ -361,7 +371,7 @@ class VirtApi:
         self._ok(h)
 
     def _console(self, req, h, ns, name, greeting):
-        vmi = self.store.get(kv.VMI, ns, name)
+        vmi = self._fetch(kv.VMI, ns, name, "virtualmachineinstance")
         if kv.phase(vmi) != "Running":
             raise errors.bad_request(f"Unable to connect to VirtualMachineInstance because "
                                      f"phase is {kv.phase(vmi) or 'unset'} instead of Running")

@@ -224,3 +224,26 @@ def test_without_guest_agent(sim, custom, api_client):
         "domain": {"features": {"acpi": {"enabled": False}}}}})
     assert "neither have the agent connected nor the ACPI" in _conflict(
         lambda: subresource(api_client, VMI, "vm1", "softreboot"))
+
+
+def test_missing_objects_are_named_like_virt_api_does(sim, custom, api_client):
+    for kind, action, singular in ((VM, "start", "virtualmachine"),
+                                   (VMI, "pause", "virtualmachineinstance")):
+        with pytest.raises(client.ApiException) as err:
+            subresource(api_client, kind, "ghost", action)
+        st = json.loads(err.value.body)
+        assert err.value.status == 404
+        assert st["message"] == f'{singular}.kubevirt.io "ghost" not found'
+
+
+def test_reset_is_in_place(sim, custom, api_client):
+    create_vm(custom, "vm1")
+    subresource(api_client, VM, "vm1", "start")
+    sim.step()
+    with pytest.raises(client.ApiException) as err:
+        subresource(api_client, VMI, "vm1", "reset")
+    assert err.value.status == 400 and "non-running VMI" in json.loads(err.value.body)["message"]
+    sim.run_until(lambda: vmi_phase(sim, "vm1") == "Running")
+    uid = vmi(sim, "vm1")["metadata"]["uid"]
+    subresource(api_client, VMI, "vm1", "reset")
+    assert sim.reboots == [(NS, "vm1", "hard")] and vmi(sim, "vm1")["metadata"]["uid"] == uid
