@@ -361,3 +361,11 @@ class VolumeBDMIsMultiattach(Invalid):
 class DBNotAllowed(NovaException):
     msg_fmt = ("%(binary)s attempted direct database access which is not "
                "allowed by policy")
+
+
+class VirtualInterfaceCreateException(NovaException):
+    msg_fmt = "Virtual Interface creation failed"
+
+
+class VirtualInterfaceNotFound(NotFound):
+    msg_fmt = "Virtual interface %(id)s could not be found."

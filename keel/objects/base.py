@@ -8,7 +8,8 @@ Remotable methods are routed by oslo.versionedobjects: when
 ``KeelObject.indirection_api`` is set (a compute host sets it to the conductor
 RPC client) ``@remotable``/``@remotable_classmethod`` calls become
 ``object_action`` / ``object_class_action_versions`` RPC calls, so the host
-never touches a database.
+never touches a database; ``disable_db_access()`` makes any local attempt
+raise DBNotAllowed.
 """
 import contextlib
 import datetime
@@ -37,8 +38,6 @@ obj_make_list = ovoo_base.obj_make_list
 class KeelObjectRegistry(ovoo_base.VersionedObjectRegistry):
     """Registry that publishes the newest class of each object name as
     ``keel.objects.<Name>``."""
-
-    notification_classes = []
 
     def registration_hook(self, cls, index):
         # Imported late: keel.objects imports this module.

@@ -7,6 +7,7 @@ onto object fields.
 import contextlib
 
 from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -116,9 +117,7 @@ def check_not_created(obj):
 
 
 def paginate(stmt, model, sort_keys, sort_dirs, limit=None, marker_row=None):
-    """Keyset pagination as oslo.db's paginate_query, for a 2.0 select."""
-    from oslo_db.sqlalchemy import utils as db_utils
-
+    """Keyset pagination (oslo.db's paginate_query works on a select)."""
     return db_utils.paginate_query(stmt, model, limit, sort_keys,
                                    marker=marker_row, sort_dirs=sort_dirs)
 

@@ -93,8 +93,8 @@ object_data = {
     'VirtCPUFeature': '1.0-ea2464bdd09084bd388e5f61d5d4fc86',
     'VirtCPUModel': '1.0-bf1599418c22a240ed3b48e05824ca70',
     'VirtCPUTopology': '1.0-fc694de72e20298f7c6bab1083fd4563',
-    'VirtualInterface': '1.3-72aa36c190f12eedb553972e52f0e824',
-    'VirtualInterfaceList': '1.0-6cf6fc8bc8ff8f8eeb8b5b3d3db6637f',
+    'VirtualInterface': '1.3-622002a97c097782976e93eb07b90b8f',
+    'VirtualInterfaceList': '1.0-bc45f6d194a055394210859b83af8987',
     'XenDeviceBus': '1.0-272a4f899b24e31e42b2b9a7ed7e9194',
 }
 

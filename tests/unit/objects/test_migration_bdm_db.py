@@ -104,3 +104,25 @@ def test_block_device_mappings(ctx, instance):
     instance.destroy()
     assert len(objects.BlockDeviceMappingList.get_by_instance_uuid(
         ctx, instance.uuid)) == 0
+
+
+def test_virtual_interfaces(ctx, instance):
+    port = uuidutils.generate_uuid()
+    vif = objects.VirtualInterface(ctx, instance_uuid=instance.uuid,
+                                   uuid=port, address="fa:16:3e:00:00:01",
+                                   tag="nic1")
+    vif.create()
+    with pytest.raises(exception.VirtualInterfaceCreateException):
+        objects.VirtualInterface(ctx, instance_uuid=instance.uuid,
+                                 uuid=uuidutils.generate_uuid(),
+                                 address="fa:16:3e:00:00:01").create()
+    got = objects.VirtualInterface.get_by_uuid(ctx, port)
+    assert got.tag == "nic1" and not got.obj_attr_is_set("network_id")
+    assert objects.VirtualInterface.get_by_address(
+        ctx, "fa:16:3e:00:00:01").id == vif.id
+    got.tag = "nic2"
+    got.save()
+    assert [v.tag for v in objects.VirtualInterfaceList.get_by_instance_uuid(
+        ctx, instance.uuid)] == ["nic2"]
+    objects.VirtualInterface.delete_by_instance_uuid(ctx, instance.uuid)
+    assert objects.VirtualInterface.get_by_uuid(ctx, port) is None
