@@ -172,3 +172,32 @@ def test_compute_node_pagination(ctx):
     assert [n.id for n in page] == [nodes[1].id, nodes[2].id]
     with pytest.raises(exception.MarkerNotFound):
         objects.ComputeNodeList.get_by_pagination(ctx, marker=999)
+
+
+def test_minimum_version_across_cells(ctx, tmp_path):
+    from keel.conf import CONF
+    from keel.db.cell import models as cell_models
+    from keel.db import session
+    from keel import context as keel_context
+    from oslo_utils import uuidutils
+
+    other_url = "sqlite:///%s/cell2.sqlite" % tmp_path
+    cell_models.Base.metadata.create_all(session.cell_engine(other_url))
+    cells = []
+    for name, url in (("cell1", CONF.database.connection),
+                      ("cell2", other_url)):
+        cell = objects.CellMapping(ctx, uuid=uuidutils.generate_uuid(),
+                                   name=name, transport_url="none:///",
+                                   database_connection=url)
+        cell.create()
+        cells.append(cell)
+    _service(ctx, host="a")
+    with keel_context.target_cell(ctx, cells[1]) as cctxt:
+        old = _service(cctxt, host="b")
+        old.version = 61
+        old.save()
+    assert objects.Service.get_minimum_version(ctx, "nova-compute") == \
+        service_obj.SERVICE_VERSION
+    assert service_obj.get_minimum_version_all_cells(
+        ctx, ["nova-compute", "nova-conductor"]) == {
+            "nova-compute": 61, "nova-conductor": 0}
