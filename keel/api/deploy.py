@@ -20,7 +20,6 @@ unauthenticated request gets a 401 before its microversion is looked at, as
 in Nova.
 """
 from oslo_log import log as logging
-from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 import webob.dec
 
@@ -35,11 +34,6 @@ from keel.api.handlers import versions
 from keel.conf import CONF
 
 LOG = logging.getLogger(__name__)
-
-
-class ComputeRequestId(request_id.RequestId):
-    """oslo's request id, also under Nova's own header name."""
-    compat_headers = ["x-compute-request-id"]
 
 
 class LegacyV2:
@@ -113,7 +107,7 @@ def deploy(conf=CONF, table=None):
                  v2_doc=LegacyV2(doc_router), v2_api=LegacyV2(api))
     app = middleware.RequestLog(app)
     app = fault.FaultWrapper(app)
-    app = ComputeRequestId(app, conf)
+    app = middleware.ComputeRequestId(app, conf)
     app = middleware.HTTPProxyToWSGI(app, conf)
     app = middleware.CORS(app, conf)
     return app

@@ -5,11 +5,14 @@ signature on every request and builds webob Responses at each layer; these
 subclasses keep the libraries' behaviour (and configuration) and skip that
 per-request overhead, which matters on the hot path of every API call.
 """
+import re
 import time
 
+from oslo_context import context as oslo_context
 from oslo_log import log as logging
 from oslo_middleware import cors
 from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
 import webob
 
 LOG = logging.getLogger("keel.api.requestlog")
@@ -70,3 +73,31 @@ class RequestLog:
                       "len": seen.get("len", 0), "mv": seen.get("mv", "-"),
                       "t": time.monotonic() - start})
         return result
+
+
+class ComputeRequestId(request_id.RequestId):
+    """oslo's request id, also answered as Nova's x-compute-request-id.
+
+    Same environ keys and headers as oslo's middleware (a caller's valid
+    ``X-OpenStack-Request-ID`` becomes the global request id), without
+    building a webob Response around every answer.
+    """
+
+    compat_headers = ["x-compute-request-id"]
+    _GLOBAL_RE = re.compile(request_id.ID_FORMAT)
+
+    def __call__(self, environ, start_response):
+        inbound = environ.get("HTTP_X_OPENSTACK_REQUEST_ID", "")
+        if self._GLOBAL_RE.match(inbound):
+            environ[request_id.GLOBAL_REQ_ID] = inbound
+        req_id = oslo_context.generate_request_id()
+        environ[request_id.ENV_REQUEST_ID] = req_id
+        names = [request_id.HTTP_RESP_HEADER_REQUEST_ID] + \
+            self.compat_headers
+
+        def _start(status, headers, exc_info=None):
+            present = {k.lower() for k, _v in headers}
+            headers = list(headers) + [(n, req_id) for n in names
+                                       if n not in present]
+            return start_response(status, headers, exc_info)
+        return self.application(environ, _start)
