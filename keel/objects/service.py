@@ -41,9 +41,34 @@ class Service(base.KeelPersistentObject, base.KeelObject):
     }
 
     def __init__(self, *args, **kwargs):
-        # A new record always carries the version of the running code.
+        # A record written by this code always carries this code's version;
+        # it cannot be chosen at construction (as Nova).
+        if "version" in kwargs:
+            raise exception.ObjectActionError(
+                action="init", reason="Version field is immutable")
         super().__init__(*args, **kwargs)
         self.version = SERVICE_VERSION
+
+    # Fields added by each version, dropped when backporting (Nova's list).
+    _ADDED_IN = {(1, 13): ["last_seen_up"], (1, 14): ["forced_down"],
+                 (1, 16): ["version"], (1, 21): ["uuid"]}
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        base.drop_newer_fields(primitive, target_version, self._ADDED_IN)
+
+    def _check_minimum_version(self):
+        """Refuse to write a record older than the deployment's minimum
+        (an old node coming back, or a rollback)."""
+        if not (self.obj_attr_is_set("version") and
+                self.obj_attr_is_set("binary") and self.binary):
+            return
+        if not self.binary.startswith("nova-"):
+            return
+        minimum = self.get_minimum_version(self._context, self.binary)
+        if minimum > self.version:
+            raise exception.ServiceTooOld(thisver=self.version,
+                                          minver=minimum)
 
     @staticmethod
     def _from_db_object(context, service, row):
@@ -61,14 +86,11 @@ class Service(base.KeelPersistentObject, base.KeelObject):
             raise exception.OrphanedObjectError(method="obj_load_attr",
                                                 objtype=self.obj_name())
         if attrname == "availability_zone":
-            # Aggregates may override this; the zone of a compute without
-            # one is [DEFAULT]/default_availability_zone, as Nova.
-            if self.binary == COMPUTE_BINARY:
-                zone = CONF.default_availability_zone
-            else:
-                zone = CONF.internal_service_availability_zone
-            self.availability_zone = zone
+            self.availability_zone = self._zone()
         elif attrname == "compute_node":
+            if self.binary != COMPUTE_BINARY:
+                # Only computes have nodes (Nova's answer for the others).
+                raise exception.ServiceNotFound(service_id=self.id)
             from keel.objects import compute_node
             nodes = compute_node.ComputeNodeList.get_all_by_host(
                 self._context, self.host)
@@ -78,6 +100,20 @@ class Service(base.KeelPersistentObject, base.KeelObject):
                 action="obj_load_attr",
                 reason="attribute %s not lazy-loadable" % attrname)
         self.obj_reset_changes([attrname])
+
+    def _zone(self):
+        """A compute's zone comes from the availability_zone metadata of
+        its aggregates (several are joined with ','), else
+        [DEFAULT]/default_availability_zone; other services are in
+        [DEFAULT]/internal_service_availability_zone."""
+        if self.binary != COMPUTE_BINARY:
+            return CONF.internal_service_availability_zone
+        from keel.objects import aggregate
+        zones = sorted({a.metadata[aggregate.AZ_KEY] for a in
+                        aggregate.AggregateList.get_by_host(
+                            self._context, self.host,
+                            key=aggregate.AZ_KEY)})
+        return ",".join(zones) or CONF.default_availability_zone
 
     @classmethod
     def _get_one(cls, context, not_found, **filters):
@@ -130,6 +166,7 @@ class Service(base.KeelPersistentObject, base.KeelObject):
     @base.remotable
     def create(self):
         h.check_not_created(self)
+        self._check_minimum_version()
         values = h.changes_for_db(self, models.Service)
         values.setdefault("uuid", uuidutils.generate_uuid())
         values.setdefault("version", SERVICE_VERSION)
@@ -154,6 +191,7 @@ class Service(base.KeelPersistentObject, base.KeelObject):
         if not values:
             self.obj_reset_changes()
             return
+        self._check_minimum_version()
         with h.cell_writer(self._context) as s:
             row = s.get(models.Service, self.id)
             if row is None or row.deleted:

@@ -26,6 +26,18 @@ def _node(ctx, host="host1", nodename="node1", **kw):
     return node
 
 
+def _age(ctx, svc, version):
+    """Make a record look written by older code (a direct UPDATE)."""
+    import sqlalchemy as sa
+
+    from keel.db.cell import models
+    from keel.db import session
+
+    with session.cell_writer(ctx) as s:
+        s.execute(sa.update(models.Service).where(
+            models.Service.id == svc.id).values(version=version))
+
+
 def test_service_create_fills_id_uuid_and_current_version(ctx):
     svc = _service(ctx)
     assert svc.id > 0
@@ -84,13 +96,11 @@ def test_service_save_and_destroy_soft_deletes_nodes(ctx, admin_ctx):
 
 def test_minimum_versions_skip_forced_down_and_deleted(ctx):
     _service(ctx, host="a")
-    old = _service(ctx, host="b")
-    old.version = 60
-    old.save()
+    _age(ctx, _service(ctx, host="b"), 60)
     down = _service(ctx, host="c")
-    down.version = 50
     down.forced_down = True
     down.save()
+    _age(ctx, down, 50)
     assert objects.Service.get_minimum_version(ctx, "nova-compute") == 60
     assert objects.Service.get_minimum_version_multi(
         ctx, ["nova-compute", "nova-conductor"]) == {
@@ -193,11 +203,53 @@ def test_minimum_version_across_cells(ctx, tmp_path):
         cells.append(cell)
     _service(ctx, host="a")
     with keel_context.target_cell(ctx, cells[1]) as cctxt:
-        old = _service(cctxt, host="b")
-        old.version = 61
-        old.save()
+        _age(cctxt, _service(cctxt, host="b"), 61)
     assert objects.Service.get_minimum_version(ctx, "nova-compute") == \
         service_obj.SERVICE_VERSION
     assert service_obj.get_minimum_version_all_cells(
         ctx, ["nova-compute", "nova-conductor"]) == {
             "nova-compute": 61, "nova-conductor": 0}
+
+
+def test_older_code_cannot_write_its_record(ctx):
+    svc = _service(ctx, host="a")
+    _service(ctx, host="b")
+    _age(ctx, svc, 60)
+    stale = objects.Service.get_by_id(ctx, svc.id)
+    assert stale.version == 60
+    stale.version = 59
+    stale.report_count = 1
+    with pytest.raises(exception.ServiceTooOld):
+        stale.save()
+    with pytest.raises(exception.ObjectActionError):
+        objects.Service(ctx, host="x", binary="nova-compute", version=1)
+
+
+def test_service_zone_and_node_lazy_loads(ctx):
+    svc = _service(ctx, host="h1")
+    _node(ctx, host="h1")
+    conductor = _service(ctx, host="h1", binary="nova-conductor")
+    assert objects.Service.get_by_id(ctx, svc.id).availability_zone == \
+        "nova"
+    agg = objects.Aggregate(ctx, name="a1",
+                            metadata={"availability_zone": "az1"})
+    agg.create()
+    agg.add_host("h1")
+    got = objects.Service.get_by_id(ctx, svc.id)
+    assert got.availability_zone == "az1"
+    assert got.compute_node.hypervisor_hostname == "node1"
+    other = objects.Service.get_by_id(ctx, conductor.id)
+    assert other.availability_zone == "internal"
+    with pytest.raises(exception.ServiceNotFound):
+        other.compute_node
+
+
+def test_service_backport_drops_newer_fields():
+    svc = objects.Service(host="h", binary="nova-compute",
+                          uuid="2b8e3b56-a8c9-4a0f-9f56-1c8d3f1f2f10",
+                          forced_down=False)
+    data = svc.obj_to_primitive(target_version="1.20")["nova_object.data"]
+    assert "uuid" not in data and data["version"] == \
+        service_obj.SERVICE_VERSION
+    data = svc.obj_to_primitive(target_version="1.13")["nova_object.data"]
+    assert "forced_down" not in data and "version" not in data
