@@ -75,7 +75,8 @@ class URLMap:
         for prefix, doc_app, api_app in self.mounts:
             if path == prefix or path.startswith(prefix + "/"):
                 rest = path[len(prefix):]
-                environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + prefix
+                script = environ.get("SCRIPT_NAME", "")
+                environ["SCRIPT_NAME"] = script + prefix
                 environ["PATH_INFO"] = rest
                 app = doc_app if rest in ("", "/") else api_app
                 return app(environ, start_response)

@@ -1,8 +1,10 @@
-"""Errors as Nova's clients expect them: ``{"<faultName>": {"code", "message"}}``.
+"""Errors as Nova's clients expect them.
 
-``fault_response`` builds that body for a status and message; ``from_exception``
-maps what a handler may raise (keel exceptions by their ``code``, webob HTTP
-errors, validation errors) onto it; ``FaultWrapper`` is the outermost guard
+The body is ``{"<faultName>": {"code": N, "message": "..."}}``.
+
+``fault_response`` builds that body for a status and message;
+``from_exception`` maps what a handler may raise (keel exceptions by their
+``code``, webob HTTP errors, validation errors) onto it; ``FaultWrapper`` is the outermost guard
 that turns anything left over into a 500 ``computeFault`` and logs the
 traceback, so no stack trace ever reaches a client.
 """

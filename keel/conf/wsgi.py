@@ -1,4 +1,4 @@
-"""[wsgi] options for the embedded API servers (``keel api``, ``keel metadata``).
+"""[wsgi] options for the embedded servers (``keel api``/``keel metadata``).
 
 Worker processes come from [DEFAULT]/osapi_compute_workers and
 metadata_workers as in Nova; these options shape each worker.

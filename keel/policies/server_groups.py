@@ -7,7 +7,8 @@ rules = [
     base.rule(ROOT % "create", base.PROJECT_MEMBER, "Create a new server "
               "group", [("POST", "/os-server-groups")]),
     base.rule(ROOT % "delete", base.PROJECT_MEMBER_OR_ADMIN, "Delete a "
-              "server group", [("DELETE", "/os-server-groups/{server_group_id}")]),
+              "server group",
+              [("DELETE", "/os-server-groups/{server_group_id}")]),
     base.rule(ROOT % "index", base.PROJECT_READER_OR_ADMIN, "List all "
               "server groups", [("GET", "/os-server-groups")]),
     base.rule(ROOT % "index:all_projects", base.ADMIN, "List all server "

@@ -1,1 +1,1 @@
-"""One module per API resource; schemas/ and policies/ pair with them by name."""
+"""One module per API resource; schemas/ and policies/ pair by name."""

@@ -1,1 +1,1 @@
-"""Response builders: turn data into Nova's JSON shapes (no database access)."""
+"""Response builders: data into Nova's JSON shapes (no database access)."""

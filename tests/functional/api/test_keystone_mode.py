@@ -8,7 +8,6 @@ roles on, from which the context and policy decide admin-ness.
 import datetime
 import json
 import threading
-import uuid
 
 import pytest
 import requests
@@ -20,8 +19,9 @@ from keel.api import wsgi
 from keel.conf import CONF
 
 NOW = datetime.datetime.now(datetime.timezone.utc)
-FUTURE = (NOW + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
-PAST = (NOW - datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+_FMT = "%Y-%m-%dT%H:%M:%S.000000Z"
+FUTURE = (NOW + datetime.timedelta(hours=1)).strftime(_FMT)
+PAST = (NOW - datetime.timedelta(hours=1)).strftime(_FMT)
 
 TOKENS = {  # token -> (user, project, roles, expires)
     "service-token": ("nova", "service", ["service", "admin"], FUTURE),

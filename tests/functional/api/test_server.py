@@ -75,7 +75,8 @@ def test_wsgi_entry_point_reads_nova_config_dir(tmp_path):
     code = (
         "import webob\n"
         "from keel.api import wsgi_app\n"
-        "r = webob.Request.blank('/v2.1/').get_response(wsgi_app.application)\n"
+        "app = wsgi_app.application\n"
+        "r = webob.Request.blank('/v2.1/').get_response(app)\n"
         "print(r.status_int, r.json['version']['links'][0]['href'])\n")
     env = dict(os.environ, OS_NOVA_CONFIG_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True,

@@ -1,9 +1,10 @@
 """Compare a response with an upstream API sample by shape.
 
-Samples hold example values; what must match is the structure: the same keys
-at every level and the same JSON types (lists item by item, or against the
-sample's first item when the lengths differ). ``ignore`` names keys whose presence depends on state
-or policy (``fault``, ``*_links``, admin-only attributes …).
+Samples hold example values; what must match is the structure: the same
+keys at every level and the same JSON types (lists item by item, or against
+the sample's first item when the lengths differ). ``ignore`` names keys
+whose presence depends on state or policy (``fault``, ``*_links``,
+admin-only attributes …).
 """
 import json
 import pathlib
