@@ -7,7 +7,11 @@ roles on, from which the context and policy decide admin-ness.
 """
 import datetime
 import json
+import os
+import subprocess
+import sys
 import threading
+import types
 
 import pytest
 import requests
@@ -37,6 +41,7 @@ class Identity:
 
     def __init__(self):
         self.url = None
+        self.compute_url = None
 
     def _token_body(self, token):
         user, project, roles, expires = TOKENS[token]
@@ -47,12 +52,17 @@ class Identity:
             "user": {"id": user, "name": user, "domain": dom},
             "project": {"id": project, "name": project, "domain": dom},
             "roles": [{"id": r, "name": r} for r in roles],
-            "catalog": [{"type": "identity", "name": "keystone",
-                         "id": "ks", "endpoints": [
-                             {"id": i, "interface": i, "region": "RegionOne",
-                              "region_id": "RegionOne", "url": self.url}
-                             for i in ("public", "internal", "admin")]}],
+            "catalog": [
+                self._service("identity", "keystone", self.url),
+                self._service("compute", "nova", self.compute_url)],
         }}
+
+    @staticmethod
+    def _service(kind, name, url):
+        return {"type": kind, "name": name, "id": name, "endpoints": [
+            {"id": f"{name}-{i}", "interface": i, "region": "RegionOne",
+             "region_id": "RegionOne", "url": url}
+            for i in ("public", "internal", "admin")] if url else []}
 
     def __call__(self, environ, start_response):
         path = environ["PATH_INFO"].rstrip("/")
@@ -127,7 +137,8 @@ def stack(conf):
                 project_domain_name="Default")
     app = deploy.deploy(CONF, table=table)
     asrv, athread, asock, aurl = _serve(app)
-    yield aurl
+    identity.compute_url = aurl + "/v2.1"
+    yield types.SimpleNamespace(api=aurl, identity=iurl + "/v3")
     for srv, thread, sock in ((asrv, athread, asock),
                               (isrv, ithread, isock)):
         srv.stop()
@@ -143,33 +154,51 @@ def _get(url, token=None, path="/v2.1/whoami", service_token=None):
 
 
 def test_valid_tokens_give_their_roles(stack):
-    member = _get(stack, "member-token").json()
+    member = _get(stack.api, "member-token").json()
     assert (member["user_id"], member["project_id"]) == ("alice", "p1")
     assert member["roles"] == ["member", "reader"]
     assert member["is_admin"] is False
-    assert _get(stack, "reader-token").json()["roles"] == ["reader"]
-    assert _get(stack, "admin-token").json()["is_admin"] is True
+    assert _get(stack.api, "reader-token").json()["roles"] == ["reader"]
+    assert _get(stack.api, "admin-token").json()["is_admin"] is True
 
 
 @pytest.mark.parametrize("token", [None, "expired-token", "bogus"])
 def test_missing_expired_or_unknown_token_is_401(stack, token):
-    resp = _get(stack, token)
+    resp = _get(stack.api, token)
     assert resp.status_code == 401
     assert "WWW-Authenticate" in resp.headers
 
 
 def test_public_documents_need_no_token(stack):
-    assert _get(stack, path="/").status_code == 200
-    assert _get(stack, path="/v2.1").status_code == 200
-    assert _get(stack, path="/v2.1/").status_code == 200
-    assert _get(stack, path="/v2.1/versions/v2.1").status_code == 401
+    assert _get(stack.api, path="/").status_code == 200
+    assert _get(stack.api, path="/v2.1").status_code == 200
+    assert _get(stack.api, path="/v2.1/").status_code == 200
+    assert _get(stack.api, path="/v2.1/versions/v2.1").status_code == 401
 
 
 def test_service_token_carries_an_expired_user_token(stack):
     """A long operation finishing on behalf of a user ([service_user])."""
-    resp = _get(stack, "expired-token", service_token="service-token")
+    resp = _get(stack.api, "expired-token", service_token="service-token")
     assert resp.status_code == 200
     assert resp.json()["user_id"] == "carol"
     # a service token without the service role does not
-    assert _get(stack, "expired-token",
+    assert _get(stack.api, "expired-token",
                 service_token="member-token").status_code == 401
+
+
+def test_openstack_client_versions_show(stack):
+    """``openstack versions show`` finds the compute API in the catalog."""
+    env = dict(os.environ, OS_AUTH_URL=stack.identity, OS_USERNAME="nova",
+               OS_PASSWORD="pw", OS_PROJECT_NAME="service",
+               OS_USER_DOMAIN_NAME="Default",
+               OS_PROJECT_DOMAIN_NAME="Default", OS_IDENTITY_API_VERSION="3")
+    out = subprocess.run(
+        [sys.executable, "-m", "openstackclient.shell", "versions", "show",
+         "--service", "compute", "-f", "json"],
+        env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    current = [r for r in rows if r["Status"] == "CURRENT"]
+    assert current and current[0]["Version"] == "2.1"
+    assert current[0]["Max Microversion"] == "2.104"
+    assert current[0]["Min Microversion"] == "2.1"
