@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 import requests
 
 
@@ -22,7 +23,8 @@ def _children(pid):
     return [int(p) for p in out.split()]
 
 
-def test_keel_api_workers_and_sigterm(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_keel_api_workers_and_clean_stop(tmp_path, signum):
     port = _free_port()
     cfg = tmp_path / "nova.conf"
     cfg.write_text(f"""
@@ -30,7 +32,7 @@ def test_keel_api_workers_and_sigterm(tmp_path):
 osapi_compute_listen = 127.0.0.1
 osapi_compute_listen_port = {port}
 osapi_compute_workers = 2
-graceful_shutdown_timeout = 5
+graceful_shutdown_timeout = 1
 [api]
 auth_strategy = keel-development
 [wsgi]
@@ -55,8 +57,12 @@ threads = 2
         assert resp.json()["version"]["version"] == "2.104"
         workers = _children(proc.pid)
         assert len(workers) == 2
-        proc.send_signal(signal.SIGTERM)
+        # an idle client holding a connection must not block the stop
+        idle = socket.create_connection(("127.0.0.1", port))
+        idle.sendall(b"GET /v2.1/ HTTP/1.1\r\nHost: x\r\n")
+        proc.send_signal(signum)
         assert proc.wait(timeout=20) == 0
+        idle.close()
         for pid in workers:
             assert not os.path.exists(f"/proc/{pid}") or \
                 "zombie" in open(f"/proc/{pid}/status").read().lower()
