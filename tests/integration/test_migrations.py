@@ -121,3 +121,69 @@ def test_keel_command_in_a_separate_process(dbs, tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert migration.db_version("api", api_url) == migration.BASELINE["api"]
+
+
+def _create_named(backend, name):
+    """A database with an exact name (map_cell0 derives cell0's)."""
+    admin = {"mysql": databases.MARIADB_ADMIN_URL,
+             "postgresql": databases.POSTGRESQL_ADMIN_URL}[backend]
+    eng = sa.create_engine(admin, isolation_level="AUTOCOMMIT")
+    q = "`" if backend == "mysql" else '"'
+    with eng.connect() as conn:
+        conn.exec_driver_sql(f"CREATE DATABASE {q}{name}{q}")
+    eng.dispose()
+
+
+@pytest.mark.parametrize("backend", ["mysql", "postgresql"])
+def test_cell_v2_commands_on_real_servers(backend, dbs, tmp_path, capsys):
+    api_url, cell_url = dbs(backend, "nova_api"), dbs(backend, "nova")
+    cell0_name = sa.engine.make_url(cell_url).database + "_cell0"
+    _create_named(backend, cell0_name)
+    cell0_url = str(sa.engine.make_url(cell_url).set(database=cell0_name))
+    try:
+        conf = write_conf(tmp_path, api_url, cell_url)
+
+        def run(*argv):
+            return manage.main(["--config-file", str(conf), *argv])
+
+        assert run("api_db", "sync") == 0
+        assert run("cell_v2", "map_cell0") == 0
+        assert run("cell_v2", "map_cell0") == 0  # DBDuplicateEntry path
+        assert run("db", "sync") == 0  # cell0 from its mapping, then main
+        assert migration.db_version("main", cell0_url) == \
+            migration.BASELINE["main"]
+        capsys.readouterr()
+        assert run("cell_v2", "create_cell", "--name", "cell1",
+                   "--transport-url", "rabbit://u:p@mq:5672/",
+                   "--verbose") == 0
+        cell1 = capsys.readouterr().out.splitlines()[-1]
+
+        eng = sa.create_engine(cell_url)
+        with eng.begin() as conn:
+            conn.execute(cell_models.ComputeNode.__table__.insert().values(
+                host="cmp1", hypervisor_hostname="cmp1", uuid="node-1",
+                vcpus=1, memory_mb=1, local_gb=1, vcpus_used=0,
+                memory_mb_used=0, local_gb_used=0, hypervisor_type="kubevirt",
+                hypervisor_version=1, cpu_info="{}", deleted=0, mapped=0))
+        eng.dispose()
+        assert run("cell_v2", "discover_hosts", "--strict") == 0
+        assert run("cell_v2", "discover_hosts", "--strict") == 1
+        capsys.readouterr()
+        assert run("cell_v2", "list_hosts") == 0
+        rows = [[c.strip() for c in line.split("|")[1:-1]]
+                for line in capsys.readouterr().out.splitlines()
+                if "cmp1" in line]
+        assert rows == [["cell1", cell1, "cmp1"]]
+        assert run("cell_v2", "update_cell", "--cell_uuid", cell1,
+                   "--disable", "--transport-url", "rabbit://u:p@mq:5672/",
+                   "--database_connection", cell_url) == 0
+        assert run("cell_v2", "delete_cell", "--cell_uuid", cell1) == 2
+        assert run("cell_v2", "delete_cell", "--force",
+                   "--cell_uuid", cell1) == 0
+        capsys.readouterr()
+        assert run("cell_v2", "list_cells") == 0
+        out = capsys.readouterr().out
+        assert "cell0" in out and cell1 not in out
+    finally:
+        session.reset()
+        databases.drop(cell0_url)
