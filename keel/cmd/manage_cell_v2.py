@@ -121,6 +121,16 @@ def _map_host(host, cell):
         raise exception.HostMappingExists(name=host)
 
 
+def _instance_mapping(instance_uuid):
+    with session.api_reader(_ctx()) as s:
+        im = s.scalars(sa.select(api_models.InstanceMapping).filter_by(
+            instance_uuid=instance_uuid)).first()
+        if im is None:
+            raise exception.InstanceMappingNotFound(uuid=instance_uuid)
+        s.expunge(im)
+        return im
+
+
 def _instance_mapping_count(cell_id):
     im = api_models.InstanceMapping
     with session.api_reader(_ctx()) as s:
@@ -185,6 +195,15 @@ def _live_instance_count(cell):
     with _cell_db(cell) as s:
         return s.scalar(sa.select(sa.func.count(inst.id)).where(
             inst.deleted == 0))
+
+
+def _instance_deleted(cell, instance_uuid):
+    """True/False for a deleted/live instance, None when not in the cell."""
+    inst = cell_models.Instance
+    with _cell_db(cell) as s:
+        deleted = s.scalars(sa.select(inst.deleted).where(
+            inst.uuid == instance_uuid)).first()
+    return None if deleted is None else bool(deleted)
 
 
 def _instances_on_host(cell, host):
@@ -595,4 +614,43 @@ class CellV2Commands:
         # Unmapped nodes are found again by a later discover_hosts.
         _set_mapped(cell, hosts=[host], mapped=0)
         _destroy_host_mapping(host_mapping.id)
+        return 0
+
+    @manage.args("--uuid", metavar="<instance_uuid>", dest="uuid",
+                 required=True, help="The instance UUID to verify")
+    @manage.args("--quiet", action="store_true", dest="quiet",
+                 help="Do not print anything")
+    def verify_instance(self, uuid, quiet=False):
+        """Verify instance mapping to a cell.
+
+        Exit codes: 0 mapped to a cell, 1 no mapping, 2 mapping without a
+        cell (still building), 3 deleted instance still mapped, 4 archived
+        instance still mapped.
+        """
+        def say(text):
+            if not quiet:
+                print(text)
+
+        try:
+            mapping = _instance_mapping(uuid)
+        except exception.InstanceMappingNotFound:
+            say("Instance %s is not mapped to a cell (upgrade is incomplete) "
+                "or instance does not exist" % uuid)
+            return 1
+        if mapping.cell_mapping is None:
+            say("Instance %s is not mapped to a cell" % uuid)
+            return 2
+        cell = mapping.cell_mapping
+        deleted = _instance_deleted(cell, uuid)
+        if deleted is None:
+            say("The instance with uuid %s has been archived." % uuid)
+            say("However its instance_mapping remains.")
+            return 4
+        if deleted:
+            say("The instance with uuid %s has been deleted." % uuid)
+            say("Execute `nova-manage db archive_deleted_rows` command to "
+                "archive this deleted instance and remove its "
+                "instance_mapping.")
+            return 3
+        say("Instance %s is in cell: %s (%s)" % (uuid, cell.name, cell.uuid))
         return 0

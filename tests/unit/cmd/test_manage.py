@@ -399,6 +399,40 @@ def test_delete_host(env, cell1, capsys):
     assert env.run("cell_v2", "discover_hosts", "--strict") == 0
 
 
+def test_verify_instance(env, cell1, capsys):
+    def map_instance(uuid, cell_uuid):
+        cell_id = "NULL" if cell_uuid is None else (
+            f"(SELECT id FROM cell_mappings WHERE uuid = '{cell_uuid}')")
+        env.api("INSERT INTO instance_mappings (instance_uuid, cell_id, "
+                f"project_id) VALUES ('{uuid}', {cell_id}, 'p')")
+
+    map_instance("building", None)
+    for uuid, deleted in (("live", "0"), ("gone", "id")):
+        _query(env.cell_url, "INSERT INTO instances (uuid, deleted) "
+                             f"VALUES ('{uuid}', 0)")
+        _query(env.cell_url, f"UPDATE instances SET deleted = {deleted} "
+                             f"WHERE uuid = '{uuid}'")
+        map_instance(uuid, cell1)
+    map_instance("archived", cell1)
+    capsys.readouterr()
+    codes = [env.run("cell_v2", "verify_instance", "--uuid", u)
+             for u in ("live", "nope", "building", "gone", "archived")]
+    assert codes == [0, 1, 2, 3, 4]
+    assert _out(capsys).splitlines() == [
+        f"Instance live is in cell: cell1 ({cell1})",
+        "Instance nope is not mapped to a cell (upgrade is incomplete) or "
+        "instance does not exist",
+        "Instance building is not mapped to a cell",
+        "The instance with uuid gone has been deleted.",
+        "Execute `nova-manage db archive_deleted_rows` command to archive "
+        "this deleted instance and remove its instance_mapping.",
+        "The instance with uuid archived has been archived.",
+        "However its instance_mapping remains."]
+    assert env.run("cell_v2", "verify_instance", "--uuid", "gone",
+                   "--quiet") == 3
+    assert _out(capsys) == ""
+
+
 def test_category_registry_is_extensible(env, capsys):
     calls = []
 
