@@ -59,7 +59,8 @@ class CellMapping(Base, _Model, _Named):
     database_connection = sa.Column(sa.Text())
     disabled = sa.Column(sa.Boolean, default=False)
 
-    host_mapping = orm.relationship("HostMapping", back_populates="cell_mapping")
+    host_mapping = orm.relationship("HostMapping",
+                                    back_populates="cell_mapping")
     instance_mapping = orm.relationship("InstanceMapping",
                                         back_populates="cell_mapping")
 
