@@ -136,7 +136,9 @@ def _action():
     fn = CONF.category.action_fn
     kwargs = {}
     for dest in CONF.category.action_kwargs:
-        kwargs[dest] = getattr(CONF.category, _KWARG_PREFIX + dest)
+        value = getattr(CONF.category, _KWARG_PREFIX + dest)
+        if value is not None:  # unset: the action's own default applies
+            kwargs[dest] = value
     return fn, kwargs
 
 

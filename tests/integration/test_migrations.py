@@ -187,3 +187,40 @@ def test_cell_v2_commands_on_real_servers(backend, dbs, tmp_path, capsys):
     finally:
         session.reset()
         databases.drop(cell0_url)
+
+
+@pytest.mark.parametrize("backend", ["mysql", "postgresql"])
+def test_archive_on_real_servers(backend, dbs):
+    """Shadow tables take archived rows; live foreign keys hold."""
+    from keel.db.cell import archive
+    url = dbs(backend, "nova")
+    migration.db_sync("main", connection=url)
+    eng = session.cell_engine(url)
+    with sa.orm.Session(eng) as s:
+        s.add_all([cell_models.Instance(uuid="gone", locked_by="owner"),
+                   cell_models.Instance(uuid="live")])
+        s.flush()
+        action = cell_models.InstanceAction(instance_uuid="gone",
+                                            action="create")
+        s.add(action)
+        s.flush()
+        s.add(cell_models.InstanceActionEvent(action_id=action.id,
+                                              event="build"))
+        s.add(cell_models.Migration(instance_uuid="gone",
+                                    migration_type="resize"))
+        s.commit()
+        s.scalars(sa.select(cell_models.Migration)).one().soft_delete(s)
+        s.scalars(sa.select(cell_models.Instance).filter_by(
+            uuid="gone")).one().soft_delete(s)
+        s.commit()
+    run, uuids, total = archive.archive_deleted_rows(eng, 1000)
+    assert run == {"instances": 1, "migrations": 1, "instance_actions": 1,
+                   "instance_actions_events": 1}
+    assert uuids == ["gone"] and total == 2
+    with eng.connect() as conn:
+        assert conn.exec_driver_sql(
+            "SELECT uuid, locked_by FROM shadow_instances").all() == \
+            [("gone", "owner")]
+        assert conn.exec_driver_sql(
+            "SELECT uuid FROM instances").all() == [("live",)]
+    assert archive.purge_shadow_tables(eng) == 4
