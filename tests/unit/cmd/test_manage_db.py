@@ -191,3 +191,14 @@ def test_row_still_referenced_is_left_for_later(env, capsys):
         [("i-live",), ("i-gone",)]
     # Its instance actions were rolled back with it, not lost.
     assert env.cell("SELECT COUNT(*) FROM instance_actions") == [(1,)]
+
+
+def test_online_data_migrations_has_nothing_to_do(env, capsys):
+    capsys.readouterr()
+    assert env.run("db", "online_data_migrations") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Running batches of 50 until complete"
+    assert [c.strip() for c in out[2].split("|")[1:-1]] == [
+        "Migration", "Total Needed", "Completed"]
+    assert env.run("db", "online_data_migrations", "--max-count", "0") == 127
+    assert env.run("db", "online_data_migrations", "--max-count", "5") == 0
