@@ -30,3 +30,15 @@ def register_all(conf):
 
 
 register_all(CONF)
+
+
+def _apply_library_defaults():
+    # Nova's defaults for the libraries (exchange "nova", CORS headers) hold
+    # for every user of keel.conf, not only for commands that went through
+    # keel.cmd.common: a tool or test that parses CONF itself must still
+    # talk on the "nova" exchange.
+    from keel.conf import defaults
+    defaults.set_library_defaults(CONF)
+
+
+_apply_library_defaults()

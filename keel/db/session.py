@@ -81,9 +81,29 @@ def _install_sqlite_pragmas(engine):
         if getattr(fn, "__name__", "") == "_sqlite_emit_begin":
             sa.event.remove(engine, "begin", fn)
     sa.event.listen(engine, "begin", _sqlite_on_begin)
+    _pool_connections(engine)
     # oslo.db opened a first connection to test the URL before these
     # listeners existed; drop it so every pooled connection has them.
     engine.dispose()
+
+
+def _pool_connections(engine):
+    """Keep SQLite connections open between transactions.
+
+    oslo.db gives file-based SQLite a NullPool, so every transaction opens
+    the file and replays the connect pragmas: ~1.5 ms of a ~4 ms object
+    read. A QueuePool built the way SQLAlchemy's own Pool.recreate() does
+    (same creator, same event dispatch) keeps every listener in place.
+    """
+    old = engine.pool
+    if not isinstance(old, sa.pool.NullPool):
+        return
+    engine.pool = sa.pool.QueuePool(
+        old._creator, pool_size=5, max_overflow=64, timeout=60,
+        recycle=old._recycle, echo=old.echo,
+        logging_name=old._orig_logging_name,
+        reset_on_return=old._reset_on_return, pre_ping=old._pre_ping,
+        _dispatch=old.dispatch, dialect=old._dialect)
 
 
 def api_context_manager():
