@@ -19,15 +19,19 @@ import webob.exc
 from keel.api import fault
 from keel.api import microversion
 from keel.api import wsgi
+from keel.api.handlers import flavor_routes
 from keel.api.handlers import proxies
 from keel.api.handlers import removed
+from keel.api.handlers import services
 from keel.api.handlers import versions
 
 ROUTES = {
     "/": {"GET": versions.show_version},
     "/versions/{id}": {"GET": versions.show_version},
 }
+ROUTES.update(flavor_routes.route_entries())
 ROUTES.update(removed.route_entries())
+ROUTES.update(services.route_entries())
 proxies.route_entries(ROUTES)
 
 PROJECT_ID_RE = re.compile(r"^/([0-9a-f\-]+)(/.*)?$")

@@ -262,6 +262,9 @@ class FlavorList(base.ObjectListBase, base.KeelObject):
             where.append(fl.memory_mb >= filters["min_memory_mb"])
         if "min_root_gb" in filters:
             where.append(fl.root_gb >= filters["min_root_gb"])
+        if filters.get("name"):
+            # 2.102's name filter: a substring of the flavor name
+            where.append(fl.name.contains(filters["name"], autoescape=True))
         if filters.get("disabled") is not None:
             where.append(fl.disabled == bool(filters["disabled"]))
         if filters.get("is_public") is not None:

@@ -1,0 +1,25 @@
+"""Route entries of the flavor family, keypairs, limits, quotas and
+availability zones (added to keel.api.routes.ROUTES)."""
+from keel.api.handlers import flavor_access
+from keel.api.handlers import flavor_extra_specs
+from keel.api.handlers import flavor_manage
+from keel.api.handlers import flavors
+from keel.api import wsgi
+
+
+def route_entries():
+    specs = flavor_extra_specs
+    return {
+        "/flavors": {"GET": flavors.index, "POST": flavor_manage.create},
+        "/flavors/detail": {"GET": flavors.detail},
+        "/flavors/{id}": {"GET": flavors.show, "PUT": flavor_manage.update,
+                          "DELETE": flavor_manage.delete},
+        "/flavors/{id}/action": {
+            "POST": wsgi.ActionDispatcher(flavor_access.ACTIONS)},
+        "/flavors/{flavor_id}/os-flavor-access": {
+            "GET": flavor_access.index},
+        "/flavors/{flavor_id}/os-extra_specs": {
+            "GET": specs.index, "POST": specs.create},
+        "/flavors/{flavor_id}/os-extra_specs/{id}": {
+            "GET": specs.show, "PUT": specs.update, "DELETE": specs.delete},
+    }

@@ -1,0 +1,101 @@
+"""An API database plus cell0 and one cell, all SQLite, for API tests.
+
+``cells_db`` points ``[api_database]`` and ``[database]`` at fresh files,
+creates the schemas and the two cell mappings, and undoes it all after.
+``api_env`` adds the development-mode WSGI app (``call``-able in process)
+on top; ``serve`` puts any WSGI app behind real HTTP for SDK/OSC tests.
+"""
+import threading
+
+import pytest
+
+from keel.api import deploy
+from keel.api import server
+from keel.conf import CONF
+from keel import context as keel_context
+from keel.db.api import models as api_models
+from keel.db.cell import models as cell_models
+from keel.db import session
+from keel import objects
+from tests.fixtures import databases
+
+objects.register_all()
+
+CELL1_UUID = "5a2d6b8e-6c8f-4b0e-9a3c-2f1d2e3c4b5a"
+
+
+class Cells:
+    def __init__(self, api_url, cell0_url, cell1_url):
+        self.api_url = api_url
+        self.cell_urls = {objects.CellMapping.CELL0_UUID: cell0_url,
+                          CELL1_UUID: cell1_url}
+
+    def mapping(self, cell_uuid):
+        return objects.CellMapping.get_by_uuid(
+            keel_context.get_admin_context(), cell_uuid)
+
+
+def _make_cells(tmp_path):
+    urls = [databases.create("sqlite", prefix=p, tmp_path=tmp_path)
+            for p in ("keel_api", "keel_cell0", "keel_cell1")]
+    CONF.set_override("connection", urls[0], group="api_database")
+    CONF.set_override("connection", urls[2], group="database")
+    session.reset()
+    api_models.Base.metadata.create_all(session.api_engine())
+    for url in urls[1:]:
+        cell_models.Base.metadata.create_all(session.cell_engine(url))
+    ctx = keel_context.get_admin_context()
+    for cell_uuid, name, url in (
+            (objects.CellMapping.CELL0_UUID, "cell0", urls[1]),
+            (CELL1_UUID, "cell1", urls[2])):
+        objects.CellMapping(ctx, uuid=cell_uuid, name=name,
+                            transport_url="none:///",
+                            database_connection=url).create()
+    return Cells(*urls)
+
+
+@pytest.fixture
+def cells_db(tmp_path, conf):
+    cells = _make_cells(tmp_path)
+    yield cells
+    session.reset()
+    CONF.clear_override("connection", group="api_database")
+    CONF.clear_override("connection", group="database")
+
+
+@pytest.fixture
+def api_env(cells_db, conf):
+    """The development-mode app over the cells (``[api]`` admin roles by
+    default; pass ``X-Auth-Token: user:project`` to act as someone)."""
+    conf.config(auth_strategy="keel-development", group="api")
+    return deploy.deploy(CONF)
+
+
+@pytest.fixture
+def serve():
+    """``serve(app) -> base URL`` over real HTTP, stopped at teardown."""
+    running = []
+
+    def start(app):
+        sock = server.listen("127.0.0.1", 0)
+        srv = server.make_server(sock, app, threads=4, shutdown_timeout=1)
+        thread = threading.Thread(target=srv.safe_start, daemon=True)
+        thread.start()
+        while not srv.ready:
+            thread.join(0.01)
+        running.append((srv, thread, sock))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+    yield start
+    for srv, thread, sock in running:
+        srv.stop()
+        thread.join(5)
+        sock.close()
+
+
+@pytest.fixture
+def member_env(cells_db, conf):
+    """The same API for a plain project member (no admin role)."""
+    conf.config(auth_strategy="keel-development", group="api")
+    conf.config(development_roles=["member", "reader"], group="api")
+    app = deploy.deploy(CONF)
+    return app
