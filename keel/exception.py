@@ -369,3 +369,48 @@ class VirtualInterfaceCreateException(NovaException):
 
 class VirtualInterfaceNotFound(NotFound):
     msg_fmt = "Virtual interface %(id)s could not be found."
+
+
+class ComputeServiceUnavailable(Invalid):
+    msg_fmt = "Compute service of %(host)s is unavailable at this time."
+
+
+class InvalidAggregateAction(Invalid):
+    msg_fmt = "Unacceptable parameters."
+
+
+class InvalidAggregateActionAdd(InvalidAggregateAction):
+    msg_fmt = ("Cannot add host to aggregate %(aggregate_id)s. "
+               "Reason: %(reason)s.")
+
+
+class InvalidAggregateActionDelete(InvalidAggregateAction):
+    msg_fmt = ("Cannot remove host from aggregate %(aggregate_id)s. "
+               "Reason: %(reason)s.")
+
+
+class InvalidAggregateActionUpdate(InvalidAggregateAction):
+    msg_fmt = ("Cannot update aggregate %(aggregate_id)s. "
+               "Reason: %(reason)s.")
+
+
+class InvalidAggregateActionUpdateMeta(InvalidAggregateAction):
+    msg_fmt = ("Cannot update metadata of aggregate %(aggregate_id)s. "
+               "Reason: %(reason)s.")
+
+
+class OverQuota(NovaException):
+    msg_fmt = "Quota exceeded for resources: %(overs)s"
+    code = 403
+
+
+class QuotaResourceUnknown(NotFound):
+    msg_fmt = "Unknown quota resources %(unknown)s."
+
+
+class InvalidKeypair(Invalid):
+    msg_fmt = "Keypair data is invalid: %(reason)s"
+
+
+class KeypairLimitExceeded(OverQuota):
+    msg_fmt = "Quota exceeded, too many key pairs."
