@@ -4,6 +4,9 @@ from keel.api.handlers import flavor_access
 from keel.api.handlers import flavor_extra_specs
 from keel.api.handlers import flavor_manage
 from keel.api.handlers import flavors
+from keel.api.handlers import limits
+from keel.api.handlers import quota_classes
+from keel.api.handlers import quota_sets
 from keel.api import wsgi
 
 
@@ -22,4 +25,12 @@ def route_entries():
             "GET": specs.index, "POST": specs.create},
         "/flavors/{flavor_id}/os-extra_specs/{id}": {
             "GET": specs.show, "PUT": specs.update, "DELETE": specs.delete},
+        "/limits": {"GET": limits.index},
+        "/os-quota-sets/{id}": {"GET": quota_sets.show,
+                                "PUT": quota_sets.update,
+                                "DELETE": quota_sets.delete},
+        "/os-quota-sets/{id}/detail": {"GET": quota_sets.detail},
+        "/os-quota-sets/{id}/defaults": {"GET": quota_sets.defaults},
+        "/os-quota-class-sets/{id}": {"GET": quota_classes.show,
+                                      "PUT": quota_classes.update},
     }

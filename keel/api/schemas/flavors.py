@@ -45,7 +45,7 @@ def _int(minimum):
             "minimum": minimum, "maximum": _int_max}
 
 
-_BOOLEANS = [True, "True", "TRUE", "true", "1", "ON", "On", "on", "YES",
+BOOLEANS = [True, "True", "TRUE", "true", "1", "ON", "On", "on", "YES",
              "Yes", "yes", False, "False", "FALSE", "false", "0", "OFF",
              "Off", "off", "NO", "No", "no"]
 
@@ -58,7 +58,7 @@ def _create(name, with_description=False, with_rxtx=True):
         "ram": _int(1), "vcpus": _int(1), "disk": _int(0),
         "OS-FLV-EXT-DATA:ephemeral": _int(0), "swap": _int(0),
         "os-flavor-access:is_public": {"type": ["boolean", "string"],
-                                       "enum": _BOOLEANS},
+                                       "enum": BOOLEANS},
     }
     if with_rxtx:
         props["rxtx_factor"] = {
