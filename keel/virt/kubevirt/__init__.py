@@ -1,0 +1,2 @@
+"""The KubeVirt virt driver (``[DEFAULT]/compute_driver =
+kubevirt.KubeVirtDriver``): guests as KubeVirt VirtualMachines."""

@@ -1,0 +1,1 @@
+"""Driver operations, one module per family."""

@@ -1,0 +1,132 @@
+"""Power operations through virt-api subresources; completion is observed
+through the watches (design note section 1)."""
+import logging
+
+from keel import exception
+from keel.virt import power_state
+from keel.virt.kubevirt import errors
+from keel.virt.kubevirt import kube
+from keel.virt.kubevirt import status
+from keel.virt.kubevirt.ops import build
+
+LOG = logging.getLogger(__name__)
+
+VM = "virtualmachines"
+VMI = "virtualmachineinstances"
+
+
+def _put(drv, instance, plural, action, body=None, ok_conflict=False):
+    """The subresource call; 404 is InstanceNotFound, and a 409 the caller
+    says means "already there" is success."""
+    try:
+        drv.kube.subresource(plural, instance.uuid, action, body)
+    except kube.KubeError as err:
+        if err.status == 404:
+            raise exception.InstanceNotFound(instance_id=instance.uuid)
+        if err.status == 409 and ok_conflict:
+            LOG.debug("%s %s: %s", action, instance.uuid, err.message)
+            return False
+        raise
+    return True
+
+
+def _wait_state(drv, instance, states, timeout, failure, what):
+    uuid = instance.uuid
+    if drv.guests.wait(lambda: drv.guests.state(uuid) in states, timeout):
+        return
+    raise failure(instance_uuid=uuid,
+                  reason="not %s after %ss (now %s)" % (
+                      what, timeout, power_state.STATE_MAP.get(
+                          drv.guests.state(uuid), "gone")))
+
+
+def power_off(drv, instance, timeout):
+    # timeout 0 is "not a clean shutdown": no grace at all.
+    _put(drv, instance, VM, "stop", {"gracePeriod": int(timeout or 0)},
+         ok_conflict=True)
+    uuid = instance.uuid
+
+    def stopped():
+        vm, vmi = drv.guests.vm(uuid), drv.guests.vmi(uuid)
+        # Also wait for the stop request to be consumed: a start sent
+        # while it is pending is refused as "already underway".
+        return vm is None or (vmi is None and status.printable_status(vm)
+                              == "Stopped" and not (vm.get("status") or {})
+                              .get("stateChangeRequests"))
+    if not drv.guests.wait(stopped, drv.conf.kubevirt.power_timeout +
+                           int(timeout or 0)):
+        raise errors.InstancePowerOffFailure(
+            instance_uuid=uuid, reason="still running after the stop")
+
+
+def power_on(drv, instance):
+    if drv.guests.state(instance.uuid) == power_state.RUNNING:
+        return
+    _put(drv, instance, VM, "start", ok_conflict=True)
+    build.wait_running(drv, instance, drv.conf.kubevirt.power_timeout,
+                       errors.InstancePowerOnFailure)
+
+
+def reboot(drv, instance, reboot_type):
+    uuid = instance.uuid
+    if reboot_type == "SOFT" and drv.guests.state(uuid) == \
+            power_state.RUNNING:
+        try:
+            _put(drv, instance, VMI, "softreboot")
+        except kube.KubeError as err:
+            # 409: no guest agent and no ACPI, paused, ... -> hard.
+            LOG.info("Soft reboot of %s refused (%s); rebooting hard", uuid,
+                     err.message)
+        else:
+            # There is no "rebooted" signal: the guest must simply stay (or
+            # come back) up within reboot_timeout, else it is forced.
+            if drv.guests.wait(
+                    lambda: drv.guests.state(uuid) == power_state.RUNNING,
+                    drv.conf.kubevirt.reboot_timeout):
+                return
+            LOG.warning("Soft reboot of %s did not finish in %ss; rebooting "
+                        "hard", uuid, drv.conf.kubevirt.reboot_timeout)
+    hard_reboot(drv, instance)
+
+
+def hard_reboot(drv, instance):
+    """restart recreates the launcher pod: a new VMI, the spec re-read."""
+    vmi = drv.guests.vmi(instance.uuid)
+    old_uid = vmi["metadata"]["uid"] if vmi is not None else None
+    if old_uid is None:
+        _put(drv, instance, VM, "start", ok_conflict=True)
+    else:
+        _put(drv, instance, VM, "restart", {"gracePeriodSeconds": 0})
+    build.wait_running(drv, instance, drv.conf.kubevirt.power_timeout,
+                       errors.InstanceRebootFailure, old_uid=old_uid)
+
+
+def pause(drv, instance):
+    _put(drv, instance, VMI, "pause", {}, ok_conflict=True)
+    _wait_state(drv, instance, (power_state.PAUSED, power_state.SUSPENDED),
+                drv.conf.kubevirt.power_timeout, errors.InstanceStateTimeout,
+                "paused")
+
+
+def unpause(drv, instance):
+    _put(drv, instance, VMI, "unpause", {}, ok_conflict=True)
+    _wait_state(drv, instance, (power_state.RUNNING,),
+                drv.conf.kubevirt.power_timeout, errors.InstanceStateTimeout,
+                "running")
+
+
+def _mark_suspended(drv, instance, on):
+    value = "true" if on else None
+    drv.kube.patch(kube.VM, instance.uuid, {"metadata": {"annotations": {
+        status.SUSPENDED_ANNOTATION: value}}})
+
+
+def suspend(drv, instance):
+    """KubeVirt has no save-to-disk: a pause we mark as a suspension."""
+    _mark_suspended(drv, instance, True)
+    pause(drv, instance)
+
+
+def resume(drv, instance):
+    unpause(drv, instance)
+    _mark_suspended(drv, instance, False)
