@@ -423,3 +423,27 @@ def _delete_providers(cctxt, nodes):
             raise exception.Conflict(
                 "Failed to delete compute node resource provider for "
                 "compute node %s." % node.uuid)
+
+
+def uptimes(ctx, services):
+    """{host: uptime text or None} for compute services, asked in
+    parallel; a down or silent compute gives None (2.88 detail views)."""
+    import concurrent.futures
+    from keel.compute import rpcapi as compute_rpcapi
+    live = {s.host: s for s in services if is_up(s)}
+    out = {s.host: None for s in services}
+    if not live:
+        return out
+    api = compute_rpcapi.ComputeAPI()
+
+    def ask(svc):
+        try:
+            return api.get_host_uptime(svc._context or ctx, svc.host)
+        except Exception:  # noqa: BLE001 - uptime is informational
+            LOG.debug("No uptime from %s", svc.host, exc_info=True)
+            return None
+    with concurrent.futures.ThreadPoolExecutor(
+            max_workers=min(8, len(live))) as pool:
+        for host, text in zip(live, pool.map(ask, live.values())):
+            out[host] = text
+    return out
