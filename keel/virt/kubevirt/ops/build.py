@@ -52,8 +52,16 @@ def ensure_image(drv, context, instance, image_meta):
     image_id = instance.image_ref
     name = disks.golden_name(image_id)
     ns = client.image_namespace
-    if drv.guests.images.get(name) is None and \
-            client.get(kube.DATAVOLUME, name, ns) is None:
+    cached = drv.guests.images.get(name)
+    if cached is not None and (
+            cached["metadata"].get("deletionTimestamp") or
+            (cached.get("status") or {}).get("phase") == "Failed"):
+        # A failed import (ours or another build's) is imported afresh.
+        client.delete(kube.DATAVOLUME, name, ns)
+        drv.guests.wait(lambda: drv.guests.images.get(name) is None,
+                        opts.delete_timeout)
+        cached = None
+    if cached is None and client.get(kube.DATAVOLUME, name, ns) is None:
         token = field(context, "auth_token", None)
         _create_or_replace(client, kube.SECRET, disks.token_secret(
             image_id, token, drv.host), ns)
