@@ -4,6 +4,7 @@ from keel.api.handlers import flavor_access
 from keel.api.handlers import flavor_extra_specs
 from keel.api.handlers import flavor_manage
 from keel.api.handlers import flavors
+from keel.api.handlers import keypairs
 from keel.api.handlers import limits
 from keel.api.handlers import quota_classes
 from keel.api.handlers import quota_sets
@@ -26,6 +27,9 @@ def route_entries():
         "/flavors/{flavor_id}/os-extra_specs/{id}": {
             "GET": specs.show, "PUT": specs.update, "DELETE": specs.delete},
         "/limits": {"GET": limits.index},
+        "/os-keypairs": {"GET": keypairs.index, "POST": keypairs.create},
+        "/os-keypairs/{id}": {"GET": keypairs.show,
+                              "DELETE": keypairs.delete},
         "/os-quota-sets/{id}": {"GET": quota_sets.show,
                                 "PUT": quota_sets.update,
                                 "DELETE": quota_sets.delete},
