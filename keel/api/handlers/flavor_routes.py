@@ -1,5 +1,6 @@
 """Route entries of the flavor family, keypairs, limits, quotas and
 availability zones (added to keel.api.routes.ROUTES)."""
+from keel.api.handlers import availability_zones
 from keel.api.handlers import flavor_access
 from keel.api.handlers import flavor_extra_specs
 from keel.api.handlers import flavor_manage
@@ -27,6 +28,8 @@ def route_entries():
         "/flavors/{flavor_id}/os-extra_specs/{id}": {
             "GET": specs.show, "PUT": specs.update, "DELETE": specs.delete},
         "/limits": {"GET": limits.index},
+        "/os-availability-zone": {"GET": availability_zones.index},
+        "/os-availability-zone/detail": {"GET": availability_zones.detail},
         "/os-keypairs": {"GET": keypairs.index, "POST": keypairs.create},
         "/os-keypairs/{id}": {"GET": keypairs.show,
                               "DELETE": keypairs.delete},
