@@ -47,6 +47,12 @@ class ReportClient(object):
             self._provider_tree = ProviderTree()
             self._refreshed_at.clear()
 
+    def invalidate_provider_tree(self, uuid):
+        """Drop ``uuid``'s tree from the cache; the next call re-reads it
+        from Placement (a compute start-up, where another process may have
+        changed it while we were down)."""
+        self._forget_tree(uuid)
+
     def _forget_tree(self, uuid):
         with self._lock:
             if not self._provider_tree.exists(uuid):

@@ -171,14 +171,28 @@ def start_placement(db_url, host="127.0.0.1", port=0, numthreads=8):
     app = build_app(db_url)
     server = cheroot_wsgi.Server((host, port), app, numthreads=numthreads,
                                  server_name="keel-placement")
-    try:
-        server.prepare()  # binds the socket: the port is known from here on
-    except Exception:
-        _release_database()
-        raise
-    thread = threading.Thread(target=server.serve, name="placement-wsgi",
-                              daemon=True)
+    ready = threading.Event()
+    failure = []
+
+    def run():
+        # prepare() binds the socket and starts cheroot's worker threads.
+        # Doing it in this daemon thread makes those workers daemons too, so
+        # a process that forgets stop() can still exit.
+        try:
+            server.prepare()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            failure.append(exc)
+            return
+        finally:
+            ready.set()
+        server.serve()
+
+    thread = threading.Thread(target=run, name="placement-wsgi", daemon=True)
     thread.start()
+    ready.wait()
+    if failure:
+        _release_database()
+        raise failure[0]
     handle = PlacementHandle(server, thread, host)
     LOG.info("Embedded Placement serving %s on %s", db_url, handle.endpoint)
     return handle

@@ -183,6 +183,8 @@ class ResourceTracker(object):
         tree.update_traits(nodename, traits)
 
     def _update_placement(self, context, cn, nodename, startup):
+        if startup:
+            self.reportclient.invalidate_provider_tree(cn.uuid)
         tree = self.reportclient.get_provider_tree_and_ensure_root(
             context, cn.uuid, name=cn.hypervisor_hostname)
         self.driver.update_provider_tree(tree, nodename)
