@@ -301,16 +301,20 @@ class KubeClient(object):
         if label_selector:
             kwargs["label_selector"] = label_selector
         ns = self._ns(kind, namespace)
-        if kind.group:
-            resp = self.custom.list_namespaced_custom_object(
-                kind.group, kind.version, ns, kind.plural,
-                _request_timeout=(self.timeout,
-                                  self.opts.watch_timeout + 30), **kwargs)
-        else:
-            fn = getattr(self.core, "list_namespaced_%s" % kind.plural[:-1])
-            resp = fn(ns, _request_timeout=(self.timeout,
-                                            self.opts.watch_timeout + 30),
-                      **kwargs)
+        # Read timeout past the server's timeoutSeconds: a silent
+        # connection is noticed, a quiet watch is not cut short.
+        kwargs["_request_timeout"] = (self.timeout,
+                                      self.opts.watch_timeout + 30)
+        try:
+            if kind.group:
+                resp = self.custom.list_namespaced_custom_object(
+                    kind.group, kind.version, ns, kind.plural, **kwargs)
+            else:
+                fn = getattr(self.core,
+                             "list_namespaced_%s" % kind.plural[:-1])
+                resp = fn(ns, **kwargs)
+        except k8s.ApiException as exc:
+            raise _error(exc) from None
         if on_response is not None:
             on_response(resp)
         try:

@@ -107,7 +107,8 @@ class Informer(object):
                 if self._stop.is_set():
                     return
                 LOG.warning("%s watch broke (%s); resuming from %s",
-                            self.kind.plural, exc, self.resource_version)
+                            self.kind.plural, str(exc).splitlines()[0],
+                            self.resource_version)
                 self._stop.wait(self.retry_interval)
 
     def _safe_relist(self):

@@ -87,3 +87,13 @@ def image(properties=None, size=2 * 1024 ** 3):
 
 class Ctx(object):
     auth_token = "tok-123"
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_threads():
+    """Every watch thread the driver starts is gone after the test."""
+    import threading
+    yield
+    left = [t.name for t in threading.enumerate()
+            if t.name.startswith("kubevirt-informer") and t.is_alive()]
+    assert not left, left
