@@ -1,0 +1,178 @@
+"""A small cloud in one process for the host-level API resources.
+
+API (development auth, called in process or over real HTTP), conductor,
+scheduler and N simulated computes (fake driver) on SQLite (API database,
+cell0, cell1) with oslo.messaging's in-process transport, reporting to the
+real embedded Placement. Host names carry a random suffix because the
+embedded Placement is shared by every test of the process.
+"""
+import threading
+import time
+import uuid
+
+import pytest
+
+from keel.api import deploy
+from keel.api import server
+from keel.cmd import compute as compute_cmd
+from keel.cmd import manage_cell_v2
+from keel.compute import rpcapi as compute_rpcapi
+from keel.conductor import manager as conductor_manager
+from keel.conf import CONF
+from keel import context as keel_context
+from keel.db.api import models as api_models
+from keel.db.cell import models as cell_models
+from keel.db import session
+from keel import objects
+from keel import policy
+from keel.rpc import transport as rpc_transport
+from keel.rpc import versions
+from keel.scheduler import manager as scheduler_manager
+from keel import service
+from tests.fixtures.placement import shared_placement
+from tests.unit.api.conftest import ensure_parsed
+
+objects.register_all()
+
+CELL1_UUID = "7d9d1c2e-3b4a-4f5e-8a6b-1c2d3e4f5a6b"
+_OVERRIDES = [
+    ("connection", "api_database"), ("connection", "database"),
+    ("transport_url", None), ("rpc_response_timeout", None),
+    ("auth_type", "placement"), ("endpoint_override", "placement"),
+    ("auth_strategy", "api"), ("host", None), ("compute_driver", None),
+]
+
+
+def wait_for(predicate, timeout=20, interval=0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = predicate()
+        if result:
+            return result
+        time.sleep(interval)
+    return predicate()
+
+
+class Cloud:
+    def __init__(self, hosts, services, app, placement_endpoint):
+        self.hosts = hosts
+        self.services = services
+        self.app = app
+        self.ctxt = keel_context.get_admin_context()
+        from keel.clients import placement as pl
+        self.placement = pl.PlacementClient(
+            pl.adapter_for_endpoint(placement_endpoint))
+
+    @property
+    def scheduler(self):
+        return next(s.manager for s in self.services
+                    if s.binary == "nova-scheduler")
+
+    def cell_ctxt(self):
+        cell = objects.CellMapping.get_by_uuid(self.ctxt, CELL1_UUID)
+        with keel_context.target_cell(self.ctxt, cell) as cctxt:
+            return cctxt
+
+    def nodes(self, host):
+        return list(objects.ComputeNodeList.get_all_by_host(
+            self.cell_ctxt(), host))
+
+    def service(self, host, binary="nova-compute"):
+        return objects.Service.get_by_args(self.cell_ctxt(), host, binary)
+
+
+def _set(name, value, group=None):
+    CONF.set_override(name, value, group=group)
+
+
+def start_cloud(tmp, count=2):
+    ensure_parsed()
+    suffix = uuid.uuid4().hex[:6]
+    base = f"fx{suffix}"
+    placement = shared_placement()
+    urls = {n: f"sqlite:///{tmp}/{n}.sqlite"
+            for n in ("api", "cell0", "cell1")}
+    _set("connection", urls["api"], "api_database")
+    _set("connection", urls["cell1"], "database")
+    _set("transport_url", "fake:/")
+    _set("rpc_response_timeout", 10)
+    _set("auth_type", "none", "placement")
+    _set("endpoint_override", placement.endpoint, "placement")
+    _set("auth_strategy", "keel-development", "api")
+    _set("host", base)
+    _set("compute_driver", "fake.FakeDriver")
+    policy.reset()
+    session.reset()
+    api_models.Base.metadata.create_all(session.api_engine())
+    for name in ("cell0", "cell1"):
+        cell_models.Base.metadata.create_all(session.cell_engine(urls[name]))
+    ctxt = keel_context.get_admin_context()
+    objects.CellMapping(ctxt, uuid=objects.CellMapping.CELL0_UUID,
+                        name="cell0", transport_url="fake:/",
+                        database_connection=urls["cell0"]).create()
+    objects.CellMapping(ctxt, uuid=CELL1_UUID, name="cell1",
+                        transport_url="fake:/",
+                        database_connection=urls["cell1"]).create()
+    rpc_transport.cleanup()
+    compute_rpcapi.reset_globals()
+    rpc_transport.init()
+
+    def svc(binary, topic, mgr):
+        return service.Service(host=mgr.host, binary=binary, topic=topic,
+                               manager=mgr, report_interval=1,
+                               periodic_enable=False)
+    services = [
+        svc("nova-conductor", "conductor",
+            conductor_manager.ConductorManager(base)),
+        svc("nova-scheduler", "scheduler",
+            scheduler_manager.SchedulerManager(base)),
+    ]
+    computes = compute_cmd.build_services(count)
+    for compute in computes:
+        compute.report_interval = 1
+        compute.periodic_enable = False
+    services += computes
+    launcher = service.Launcher(services)
+    launcher.start()
+    hosts = [c.host for c in computes]
+    cell_ctx = keel_context.get_admin_context()
+    cell = objects.CellMapping.get_by_uuid(cell_ctx, CELL1_UUID)
+    with keel_context.target_cell(cell_ctx, cell) as cctxt:
+        assert wait_for(lambda: len(objects.ComputeNodeList.get_all(
+            cctxt)) >= count), "computes did not create their nodes"
+    manage_cell_v2.discover_hosts()
+    app = deploy.deploy(CONF)
+    return Cloud(hosts, services, app, placement.endpoint), launcher
+
+
+def stop_cloud(launcher):
+    launcher.stop()
+    rpc_transport.cleanup()
+    compute_rpcapi.reset_globals()
+    versions.reset_cache()
+    session.reset()
+    policy.reset()
+    for name, group in _OVERRIDES:
+        CONF.clear_override(name, group=group)
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory):
+    cloud, launcher = start_cloud(tmp_path_factory.mktemp("cloud"))
+    yield cloud
+    stop_cloud(launcher)
+
+
+@pytest.fixture
+def http_endpoint(cloud):
+    """The cloud's API over real HTTP (for openstacksdk / OSC)."""
+    sock = server.listen("127.0.0.1", 0)
+    srv = server.make_server(sock, cloud.app, threads=4, shutdown_timeout=1)
+    thread = threading.Thread(target=srv.safe_start, daemon=True)
+    thread.start()
+    while not srv.ready:
+        thread.join(0.01)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/v2.1"
+    srv.stop()
+    thread.join(5)
+    sock.close()
