@@ -139,7 +139,7 @@ class ReportClient(object):
         with self._lock:
             self._ensure_resource_provider(context, rp_uuid, name,
                                            parent_provider_uuid)
-            return self._provider_tree.copy()
+            return self._provider_tree.copy(root=rp_uuid)
 
     def get_cached_provider(self, uuid):
         """Snapshot of what the cache holds for ``uuid`` (or None)."""

@@ -61,6 +61,7 @@ class ProviderTree(object):
     def __init__(self):
         self._lock = threading.RLock()
         self._by_uuid = {}
+        self._uuid_by_name = {}   # one process may cache hundreds of hosts
 
     # -- structure ---------------------------------------------------------
     def new_root(self, name, uuid, generation=None):
@@ -85,15 +86,17 @@ class ProviderTree(object):
                 raise ValueError("provider named %r already in the tree"
                                  % data.name)
             self._by_uuid[data.uuid] = data
+            self._uuid_by_name[data.name] = data.uuid
             return data.uuid
 
     def remove(self, name_or_uuid):
         """Remove a provider and its descendants."""
         with self._lock:
             data = self._find(name_or_uuid)
-            for uuid in self._descendants(data.uuid):
-                self._by_uuid.pop(uuid, None)
-            self._by_uuid.pop(data.uuid, None)
+            for uuid in self._descendants(data.uuid) + [data.uuid]:
+                gone = self._by_uuid.pop(uuid, None)
+                if gone is not None:
+                    self._uuid_by_name.pop(gone.name, None)
 
     def _descendants(self, uuid):
         found = []
@@ -104,10 +107,8 @@ class ProviderTree(object):
         return found
 
     def _by_name(self, name):
-        for d in self._by_uuid.values():
-            if d.name == name:
-                return d
-        return None
+        uuid = self._uuid_by_name.get(name)
+        return self._by_uuid.get(uuid) if uuid else None
 
     def _find(self, name_or_uuid):
         data = self._by_uuid.get(name_or_uuid) or self._by_name(name_or_uuid)
@@ -153,10 +154,17 @@ class ProviderTree(object):
             return [d.uuid for d in self._by_uuid.values()
                     if d.parent_uuid is None]
 
-    def copy(self):
+    def copy(self, root=None):
+        """A deep copy: of everything, or only of ``root``'s tree (what one
+        host edits, without copying every other host's providers)."""
         with self._lock:
+            if root is None:
+                uuids = list(self._by_uuid)
+            else:
+                uuids = self.get_provider_uuids(self._find(root).root_uuid)
             dup = ProviderTree()
-            dup._by_uuid = copy.deepcopy(self._by_uuid)
+            dup._by_uuid = {u: copy.deepcopy(self._by_uuid[u]) for u in uuids}
+            dup._uuid_by_name = {d.name: u for u, d in dup._by_uuid.items()}
             return dup
 
     # -- generations ---------------------------------------------------------

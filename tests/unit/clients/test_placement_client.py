@@ -224,3 +224,29 @@ def test_unreachable_placement_raises_connect_failure():
     with pytest.raises(exception.PlacementAPIConnectFailure):
         client.get_provider_tree_and_ensure_root(
             RequestContext(), str(uuid.uuid4()), name="x")
+
+
+def test_many_hosts_one_client_second_cycle_is_free(env):
+    """One compute process simulating many hosts shares one client: each
+    host gets only its own tree, and an unchanged cycle makes no request."""
+    _conf_, adapter, client, ctx = env
+    hosts = {str(uuid.uuid4()): "many-%d-%s" % (i, uuid.uuid4().hex[:6])
+             for i in range(15)}
+
+    def cycle():
+        for rp, name in hosts.items():
+            tree = client.get_provider_tree_and_ensure_root(ctx, rp,
+                                                            name=name)
+            assert tree.roots() == [rp]          # not the other hosts
+            tree.update_inventory(rp, INV)
+            tree.update_traits(rp, {"COMPUTE_NET_ATTACH_INTERFACE"})
+            client.update_from_provider_tree(ctx, tree)
+
+    cycle()
+    assert adapter.methods()["PUT"] == 2 * len(hosts)
+    adapter.reset()
+    cycle()
+    assert adapter.calls == []
+    for rp in list(hosts)[:3]:
+        inv, _gen = client.placement.get_inventories(ctx, rp)
+        assert inv["MEMORY_MB"]["reserved"] == 512
