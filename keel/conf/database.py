@@ -24,8 +24,12 @@ _API_OPTS = _api_db_opts()
 
 def register_opts(conf):
     oslo_db_options.set_defaults(conf)
-    conf.register_group(api_db_group)
-    conf.register_opts(_API_OPTS, group=api_db_group)
+    # A fresh OptGroup per ConfigOpts: register_group() copies the object
+    # shallowly, so a shared module-level group would share its option
+    # table (and every override) between configurations.
+    conf.register_group(cfg.OptGroup(api_db_group.name,
+                                      title=api_db_group.title))
+    conf.register_opts(_API_OPTS, group=api_db_group.name)
 
 
 def list_opts():

@@ -9,7 +9,8 @@ group = cfg.OptGroup(GROUP, title="Placement Service Options")
 
 
 def register_opts(conf):
-    conf.register_group(group)
+    # Fresh group object: see keel/conf/database.py.
+    conf.register_group(cfg.OptGroup(GROUP, title=group.title))
     ks_loading.register_session_conf_options(conf, GROUP)
     ks_loading.register_auth_conf_options(conf, GROUP)
     ks_loading.register_adapter_conf_options(conf, GROUP)

@@ -15,8 +15,9 @@ opts = [
 
 
 def register_opts(conf):
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
+    # Fresh group object: see keel/conf/database.py.
+    conf.register_group(cfg.OptGroup(group.name, title=group.title))
+    conf.register_opts(opts, group=group.name)
 
 
 def list_opts():

@@ -161,3 +161,17 @@ def test_sample_config_generated_from_entry_points(tmp_path):
                    "#long_rpc_timeout = 1800", "#transport_url",
                    "#control_exchange = nova"):
         assert needle in text, needle
+
+
+def test_two_configurations_do_not_share_overrides():
+    # oslo.config copies a registered OptGroup shallowly; a module-level
+    # group object would make every ConfigOpts share one option table.
+    first, second = _fresh_conf(), _fresh_conf()
+    first([], project="nova", default_config_files=[])
+    second([], project="nova", default_config_files=[])
+    for group, name, value in (("placement", "auth_type", "none"),
+                               ("api_database", "connection", "sqlite://"),
+                               ("upgrade_levels", "compute", "auto"),
+                               ("database", "connection", "sqlite://")):
+        first.set_override(name, value, group=group)
+        assert getattr(getattr(second, group), name) != value, group
