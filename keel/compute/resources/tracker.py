@@ -40,6 +40,7 @@ class ResourceTracker(object):
     def __init__(self, host, driver, reportclient=None, conf=None):
         if conf is None:
             from keel.conf import CONF as conf
+        objects.register_all()   # idempotent; ComputeNode must be reachable
         self.conf = conf
         self.host = host
         self.driver = driver
