@@ -71,6 +71,38 @@ class ResourceTracker(object):
         for nodename in nodenames:
             self._update_available_resource_for_node(context, nodename,
                                                      startup)
+        self._remove_orphan_nodes(context, nodenames)
+
+    def _remove_orphan_nodes(self, context, nodenames):
+        """Drop records and providers of nodes the driver no longer reports
+        (a KubeVirt node removed from the cluster)."""
+        if not nodenames:
+            # An empty answer is more likely a hypervisor hiccup than every
+            # node gone at once; deleting everything would be unrecoverable.
+            LOG.warning("Driver reported no nodes for %s; keeping records",
+                        self.host)
+            return
+        try:
+            in_db = objects.ComputeNodeList.get_all_by_host(context,
+                                                            self.host)
+        except exception.ComputeHostNotFound:
+            return
+        for cn in in_db:
+            if cn.hypervisor_hostname in nodenames:
+                continue
+            try:
+                # No cascade: a provider still holding allocations belongs
+                # to instances an operator must deal with first.
+                self.reportclient.delete_resource_provider(context, cn.uuid)
+            except Exception as exc:  # noqa: BLE001 - retried next period
+                LOG.warning("Node %s is gone but its provider %s could not "
+                            "be deleted (%s); keeping its record",
+                            cn.hypervisor_hostname, cn.uuid, exc)
+                continue
+            cn.destroy()
+            self.compute_nodes.pop(cn.hypervisor_hostname, None)
+            LOG.info("Deleted compute node record and provider of vanished "
+                     "node %s (%s)", cn.hypervisor_hostname, cn.uuid)
 
     def _update_available_resource_for_node(self, context, nodename,
                                             startup):

@@ -6,6 +6,7 @@ import os_traits
 import pytest
 
 from keel.clients import placement as pl
+from keel import exception
 from keel.clients import report
 from keel.compute.resources import tracker as rt_mod
 from keel.conf import CONF
@@ -216,3 +217,63 @@ def test_tracker_builds_its_client_from_placement_options(ctx):
     finally:
         CONF.clear_override("auth_type", group="placement")
         CONF.clear_override("endpoint_override", group="placement")
+
+
+class MultiNodeDriver(fake.FakeDriver):
+    """One service, several nodes (as the KubeVirt driver has)."""
+
+    def __init__(self, nodes, **kw):
+        super().__init__(**kw)
+        self.nodes = list(nodes)
+
+    def get_available_nodes(self, refresh=False):
+        return list(self.nodes)
+
+    def get_nodenames_by_uuid(self, refresh=False):
+        return {}
+
+    def get_available_resource(self, nodename):
+        self.nodename = nodename
+        res = super().get_available_resource(nodename)
+        del res["uuid"]       # let the tracker generate node uuids
+        return res
+
+    def update_provider_tree(self, provider_tree, nodename, allocations=None):
+        self.nodename = nodename
+        super().update_provider_tree(provider_tree, nodename, allocations)
+
+
+def test_nodes_of_one_host_and_vanished_node_cleanup(ctx):
+    client, _adapter = _client()
+    suffix = uuid.uuid4().hex[:6]
+    nodes = ["kn1-" + suffix, "kn2-" + suffix]
+    drv = MultiNodeDriver(nodes, host="cluster-" + suffix, conf=CONF)
+    tracker = rt_mod.ResourceTracker(drv.host, drv, client)
+    tracker.update_available_resource(ctx, startup=True)
+    uuids = {n: tracker.get_node_uuid(n) for n in nodes}
+    assert len(set(uuids.values())) == 2
+    for node in nodes:
+        assert client.placement.get_provider_by_name(ctx, node)["uuid"] == \
+            uuids[node]
+
+    # A node with allocations is kept while they exist ...
+    consumer = str(uuid.uuid4())
+    assert client.put_allocations(ctx, consumer, {uuids[nodes[1]]: {
+        "resources": {"VCPU": 1}}}, "p", "u", None)
+    drv.nodes = [nodes[0]]
+    tracker.update_available_resource(ctx)
+    assert client.placement.get_provider(ctx, uuids[nodes[1]]) is not None
+    objects.ComputeNode.get_by_host_and_nodename(ctx, drv.host, nodes[1])
+
+    # ... and removed, record and provider, once they are gone.
+    client.delete_allocation_for_instance(ctx, consumer, force=True)
+    tracker.update_available_resource(ctx)
+    assert client.placement.get_provider(ctx, uuids[nodes[1]]) is None
+    with pytest.raises(exception.ComputeHostNotFound):
+        objects.ComputeNode.get_by_host_and_nodename(ctx, drv.host, nodes[1])
+    assert client.placement.get_provider(ctx, uuids[nodes[0]]) is not None
+
+    # An empty node list (a hypervisor hiccup) deletes nothing.
+    drv.nodes = []
+    tracker.update_available_resource(ctx)
+    objects.ComputeNode.get_by_host_and_nodename(ctx, drv.host, nodes[0])
