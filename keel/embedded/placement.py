@@ -55,6 +55,30 @@ class _DefaultAdminToken(object):
         return self.application(environ, start_response)
 
 
+class _SerializedWrites(object):
+    """One write request at a time, for a SQLite database.
+
+    SQLite locks the whole file: two transactions that both read and then
+    write fail at once with "database is locked" (waiting could deadlock),
+    which Placement reports as a 500.  A dev server with many simulated hosts
+    starting together hits that, so writes queue here; reads stay parallel.
+    """
+
+    READS = ("GET", "HEAD", "OPTIONS")
+
+    def __init__(self, application):
+        self.application = application
+        self._lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        if environ.get("REQUEST_METHOD") in self.READS:
+            return self.application(environ, start_response)
+        with self._lock:
+            # Placement's responses are small lists: materialise them inside
+            # the lock so the transaction is over when the lock is released.
+            return list(self.application(environ, start_response))
+
+
 def _make_conf(db_url):
     """A Placement ConfigOpts of its own, never keel's global CONF."""
     from placement import conf as placement_conf
@@ -133,6 +157,8 @@ def build_app(db_url):
     except Exception:
         _release_database()
         raise
+    if db_url.startswith("sqlite"):
+        app = _SerializedWrites(app)
     return _DefaultAdminToken(app)
 
 

@@ -129,3 +129,38 @@ def test_placement_process_refuses_bad_database_url(tmp_path):
          "sqlite://"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "in-memory" in proc.stderr
+
+
+def test_hosts_starting_together_all_get_their_provider():
+    """Many simulated hosts register at once against the SQLite-backed
+    embedded Placement; none may fail on SQLite's file lock."""
+    import threading
+    endpoint = shared_placement().endpoint
+    inventory = {"VCPU": {"total": 8}, "MEMORY_MB": {"total": 2048},
+                 "DISK_GB": {"total": 20}}
+    errors, made = [], []
+
+    def start_host(i):
+        try:
+            client = report.ReportClient.for_endpoint(endpoint, conf=CONF)
+            rp = str(uuid.uuid4())
+            tree = client.get_provider_tree_and_ensure_root(
+                None, rp, name="burst-%d-%s" % (i, rp[:6]))
+            tree.update_inventory(rp, inventory)
+            tree.update_traits(rp, {"COMPUTE_NET_ATTACH_INTERFACE"})
+            client.update_from_provider_tree(None, tree)
+            made.append(rp)
+        except Exception as exc:  # noqa: BLE001 - collected and asserted
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start_host, args=(i,))
+               for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    checker = report.ReportClient.for_endpoint(endpoint, conf=CONF)
+    for rp in made:
+        inv, _gen = checker.placement.get_inventories(None, rp)
+        assert inv["VCPU"]["total"] == 8
