@@ -191,8 +191,17 @@ class ResourceTracker(object):
                 _set_if_changed(cn, "%s_allocation_ratio" % kind, configured)
         if not cn.obj_attr_is_set("stats"):
             cn.stats = {}
-        if not cn.obj_attr_is_set("supported_hv_specs"):
-            cn.supported_hv_specs = []
+        self._copy_hv_specs(cn, resources.get("supported_instances") or [])
+
+    @staticmethod
+    def _copy_hv_specs(cn, supported):
+        # [arch, hv_type, vm_mode] triples; compared as lists so an
+        # unchanged host does not rewrite the column every period.
+        wanted = [list(s) for s in supported]
+        if cn.obj_attr_is_set("supported_hv_specs") and [
+                s.to_list() for s in cn.supported_hv_specs] == wanted:
+            return
+        cn.supported_hv_specs = [objects.HVSpec.from_list(s) for s in wanted]
 
     # -- Placement ---------------------------------------------------------------
     def _disabled(self):
