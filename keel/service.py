@@ -329,6 +329,10 @@ class Launcher:
             pass
         self._stop_all(self.services)
 
+    def stop(self):
+        """Stop every service now (in parallel), finishing in-flight work."""
+        self._stop_all(self.services)
+
     def _stop_all(self, services):
         threads = [threading.Thread(target=s.stop, name=f"stop-{s.host}")
                    for s in services]

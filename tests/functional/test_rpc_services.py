@@ -74,7 +74,7 @@ def cloud(tmp_path_factory):
     launcher = service.Launcher(services)
     launcher.start()
     yield {"ctxt": ctxt, "scheduler": scheduler, "services": services}
-    launcher._stop_all(services)
+    launcher.stop()
     rpc_transport.cleanup()
     compute_rpcapi.reset_globals()
     versions.reset_cache()
@@ -140,18 +140,65 @@ def test_conductor_proxies_object_methods(cloud):
     assert backported.host == "cmp-1"
 
 
+def _set_version(host, version):
+    # Straight to the table: Service.save() refuses to lower a version,
+    # but an older compute of a rolling upgrade has a lower one.
+    import sqlalchemy as sa
+    with session.cell_engine().begin() as conn:
+        conn.execute(sa.update(cell_models.Service)
+                     .where(cell_models.Service.host == host)
+                     .values(version=version))
+
+
 def test_compute_auto_cap_follows_the_oldest_compute(cloud):
-    ctxt = cloud["ctxt"]
     CONF.set_override("compute", "auto", group="upgrade_levels")
-    versions.reset_cache()
-    assert versions.compute_cap() == "6.5"
-    svc = objects.Service.get_by_host_and_binary(ctxt, "cmp-2",
-                                                 "nova-compute")
-    svc.version = 70                                    # a Flamingo compute
-    svc.save()
-    versions.reset_cache()
-    assert versions.compute_cap() == "6.4"
-    svc.version = versions.SERVICE_VERSION
-    svc.save()
-    versions.reset_cache()
-    CONF.clear_override("compute", group="upgrade_levels")
+    try:
+        versions.reset_cache()
+        assert versions.compute_cap() == "6.5"
+        _set_version("cmp-2", 70)                       # a Flamingo compute
+        versions.reset_cache()
+        assert versions.compute_cap() == "6.4"
+        # The client built now is capped: 6.5-only routing falls back.
+        compute_rpcapi.reset_globals()
+        api = compute_rpcapi.ComputeAPI()
+        assert not api.can_send_version(cloud["ctxt"], "6.5")
+    finally:
+        _set_version("cmp-2", versions.SERVICE_VERSION)
+        compute_rpcapi.reset_globals()
+        CONF.clear_override("compute", group="upgrade_levels")
+
+
+def test_one_process_runs_n_simulated_hosts(cloud):
+    """``keel compute --hosts 2``: two hosts, each with its own service
+    record, RPC servers, compute node and Placement resource provider."""
+    import requests
+
+    from keel.cmd import compute as compute_cmd
+    from tests.fixtures import placement as placement_fixture
+
+    endpoint = placement_fixture.shared_placement().endpoint
+    CONF.set_override("auth_type", "none", group="placement")
+    CONF.set_override("endpoint_override", endpoint, group="placement")
+    CONF.set_override("host", "multi")
+    services = compute_cmd.build_services(2)
+    launcher = service.Launcher(services)
+    try:
+        launcher.start()
+        assert [s.host for s in services] == ["multi-1", "multi-2"]
+        ctxt = cloud["ctxt"]
+        api = compute_rpcapi.ComputeAPI()
+        for host in ("multi-1", "multi-2"):
+            svc = objects.Service.get_by_host_and_binary(ctxt, host,
+                                                         "nova-compute")
+            assert svc is not None and servicegroup.API().is_up(svc)
+            assert " up " in api.get_host_uptime(ctxt, host)
+        resp = requests.get(endpoint + "/resource_providers",
+                            headers={"OpenStack-API-Version":
+                                     "placement 1.14"}, timeout=10)
+        names = {rp["name"] for rp in resp.json()["resource_providers"]}
+        assert {"multi-1", "multi-2"} <= names
+    finally:
+        launcher.stop()
+        CONF.clear_override("host")
+        CONF.clear_override("auth_type", group="placement")
+        CONF.clear_override("endpoint_override", group="placement")

@@ -4,6 +4,12 @@ from keel import objects
 from keel.scheduler import manager as scheduler_manager
 
 
+A = "aaaaaaaa-0000-4000-8000-000000000001"
+B = "bbbbbbbb-0000-4000-8000-000000000002"
+C = "cccccccc-0000-4000-8000-000000000003"
+D = "dddddddd-0000-4000-8000-000000000004"
+
+
 def _inst(uuid):
     return objects.Instance(uuid=uuid, host="h1")
 
@@ -13,25 +19,25 @@ def test_instance_view_follows_updates_deletes_and_syncs():
 
     def loader(ctxt, host):
         loads.append(host)
-        return {"db-1": _inst("db-1")}
+        return {D: _inst(D)}
     view = scheduler_manager.HostInstanceView(loader=loader)
     ctxt = keel_context.get_admin_context()
     # A full list from a starting compute is trusted as is.
-    view.update(ctxt, "h1", [_inst("a"), _inst("b")])
-    assert set(view.instances("h1")) == {"a", "b"}
+    view.update(ctxt, "h1", [_inst(A), _inst(B)])
+    assert set(view.instances("h1")) == {A, B}
     assert view.is_updated("h1") and loads == []
-    view.update(ctxt, "h1", [_inst("c")])
-    view.delete(ctxt, "h1", "a")
-    assert set(view.instances("h1")) == {"b", "c"}
-    view.sync(ctxt, "h1", ["c", "b"])
+    view.update(ctxt, "h1", [_inst(C)])
+    view.delete(ctxt, "h1", A)
+    assert set(view.instances("h1")) == {B, C}
+    view.sync(ctxt, "h1", [C, B])
     assert view.is_updated("h1") and loads == []
     # A sync that disagrees rebuilds the host's view from the database.
-    view.sync(ctxt, "h1", ["b"])
+    view.sync(ctxt, "h1", [B])
     assert loads == ["h1"]
-    assert set(view.instances("h1")) == {"db-1"}
+    assert set(view.instances("h1")) == {D}
     assert not view.is_updated("h1")
     # An unknown host is loaded once, then confirmed by its sync.
-    view.sync(ctxt, "h2", ["db-1"])
+    view.sync(ctxt, "h2", [D])
     assert loads == ["h1", "h2"] and view.is_updated("h2")
     assert view.hosts() == ["h1", "h2"]
 
@@ -49,10 +55,10 @@ def test_instance_view_survives_an_unloadable_host():
 
 def test_aggregate_view():
     view = scheduler_manager.AggregateView()
-    agg = objects.Aggregate(id=1, name="a", hosts=["h1", "h2"], metadata={})
+    agg = objects.Aggregate(id=1, name=A, hosts=["h1", "h2"], metadata={})
     view.update([agg])
     assert view.host_aggregates["h1"] == {1}
-    agg2 = objects.Aggregate(id=1, name="a", hosts=["h2"], metadata={})
+    agg2 = objects.Aggregate(id=1, name=A, hosts=["h2"], metadata={})
     view.update(agg2)
     assert view.host_aggregates["h1"] == set()
     assert view.host_aggregates["h2"] == {1}
