@@ -10,8 +10,9 @@ from keel.objects import db_helpers as h
 from keel.objects import fields
 
 # Version of the code each service runs; written to services.version and
-# read back as the minimum over a deployment to pin RPC versions.
-SERVICE_VERSION = 73
+# read back as the minimum over a deployment to pin RPC versions. Defined
+# once, in keel.rpc.versions, next to the RPC version each one speaks.
+from keel.rpc.versions import SERVICE_VERSION  # noqa: E402
 
 COMPUTE_BINARY = "nova-compute"
 
