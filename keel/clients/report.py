@@ -41,7 +41,7 @@ class ReportClient(object):
         return cls(pl.PlacementClient(pl.adapter_for_endpoint(endpoint)),
                    conf=conf)
 
-    # -- cache -----------------------------------------------------------------
+    # -- cache ----------------------------------------------------------------
     def clear_provider_cache(self):
         with self._lock:
             self._provider_tree = ProviderTree()
@@ -148,7 +148,7 @@ class ReportClient(object):
                 return None
             return self._provider_tree.data(uuid)
 
-    # -- writes ----------------------------------------------------------------
+    # -- writes ---------------------------------------------------------------
     def update_from_provider_tree(self, context, new_tree):
         """Send Placement what differs between ``new_tree`` and the cache."""
         with self._lock:

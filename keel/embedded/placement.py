@@ -11,8 +11,9 @@ noauth2``: a request's ``X-Auth-Token`` names the user (``admin`` gets the
 admin role).  Clients configured with ``[placement]/auth_type = none`` send no
 token of their own (keystoneauth's ``none`` plugin sends the placeholder
 ``notused``), so ``_DefaultAdminToken`` below turns a missing or placeholder
-token into ``admin``; any other token keeps its noauth2 meaning.  That is acceptable only because this server is a development
-tool bound to loopback by default; production uses keystone.
+token into ``admin``; any other token keeps its noauth2 meaning.  That is
+acceptable only because this server is a development tool bound to loopback
+by default; production uses keystone.
 
 Placement keeps its database engine in a process-wide enginefacade (configured
 once per interpreter), so one process serves one Placement database at a time.

@@ -164,7 +164,7 @@ class ComputeDriver(object):
         self.virtapi = virtapi
         self._compute_event_callback = None
 
-    # -- host ------------------------------------------------------------------
+    # -- host -----------------------------------------------------------------
     def init_host(self, host):
         """Connect to the hypervisor and catch up with existing guests."""
         raise NotImplementedError()
@@ -229,7 +229,7 @@ class ComputeDriver(object):
     def get_num_instances(self):
         return len(self.list_instances())
 
-    # -- build and delete ------------------------------------------------------
+    # -- build and delete -----------------------------------------------------
     def prepare_for_spawn(self, instance):
         """Checks and tagging before spawn."""
 
@@ -263,7 +263,7 @@ class ComputeDriver(object):
         rebuild by destroy + spawn."""
         raise NotImplementedError()
 
-    # -- power -----------------------------------------------------------------
+    # -- power ----------------------------------------------------------------
     def reboot(self, context, instance, network_info, reboot_type,
                block_device_info=None, bad_volumes_callback=None,
                accel_info=None, share_info=None):
@@ -422,7 +422,7 @@ class ComputeDriver(object):
     def detach_interface(self, context, instance, vif):
         raise NotImplementedError()
 
-    # -- consoles ----------------------------------------------------------------
+    # -- consoles -------------------------------------------------------------
     def get_console_output(self, context, instance):
         """The guest's console log as text."""
         raise NotImplementedError()
@@ -435,7 +435,7 @@ class ComputeDriver(object):
         """A ConsoleSerial the console proxy connects to."""
         raise NotImplementedError()
 
-    # -- lifecycle events ------------------------------------------------------
+    # -- lifecycle events -----------------------------------------------------
     def register_event_listener(self, callback):
         """``callback(event)`` receives every LifecycleEvent (None stops)."""
         self._compute_event_callback = callback

@@ -134,7 +134,7 @@ class FakeDriver(driver.ComputeDriver):
                     failure.times -= 1
                 raise failure.exc or FakeDriverError(operation=operation)
 
-    # -- helpers ---------------------------------------------------------------
+    # -- helpers --------------------------------------------------------------
     def _get(self, instance):
         try:
             return self._instances[instance.uuid]
@@ -161,7 +161,7 @@ class FakeDriver(driver.ComputeDriver):
                                % (instance.uuid, self.host))
             self._instances[instance.uuid] = new
 
-    # -- host ------------------------------------------------------------------
+    # -- host -----------------------------------------------------------------
     def init_host(self, host):
         """Nothing to connect to."""
 
@@ -235,7 +235,7 @@ class FakeDriver(driver.ComputeDriver):
         with self._lock:
             return list(self._instances)
 
-    # -- build and delete ------------------------------------------------------
+    # -- build and delete -----------------------------------------------------
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
               block_device_info=None, power_on=True, accel_info=None):
@@ -268,7 +268,7 @@ class FakeDriver(driver.ComputeDriver):
         with self._lock:
             self._instances.pop(instance.uuid, None)
 
-    # -- power -----------------------------------------------------------------
+    # -- power ----------------------------------------------------------------
     def reboot(self, context, instance, network_info, reboot_type,
                block_device_info=None, bad_volumes_callback=None,
                accel_info=None, share_info=None):
@@ -463,7 +463,7 @@ class FakeDriver(driver.ComputeDriver):
         with self._lock:
             self._get(instance).vifs.pop(vif["id"], None)
 
-    # -- consoles ----------------------------------------------------------------
+    # -- consoles -------------------------------------------------------------
     def get_console_output(self, context, instance):
         with self._lock:
             return "\n".join(self._get(instance).console) + "\n"

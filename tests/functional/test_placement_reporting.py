@@ -4,7 +4,6 @@ The Placement process here is ``python -m keel.embedded.placement`` -- the
 same way a test or operator runs it as a separate process -- on a SQLite file
 that survives its restart.
 """
-import os
 import signal
 import subprocess
 import sys

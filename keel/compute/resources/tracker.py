@@ -203,7 +203,7 @@ class ResourceTracker(object):
             return
         cn.supported_hv_specs = [objects.HVSpec.from_list(s) for s in wanted]
 
-    # -- Placement ---------------------------------------------------------------
+    # -- Placement ------------------------------------------------------------
     def _disabled(self):
         if self.is_service_disabled is not None:
             return bool(self.is_service_disabled())

@@ -84,11 +84,7 @@ class Informer(object):
         self._stop.set()
         resp = self._resp
         if resp is not None:
-            # Unblock the thread's read of the stream.
-            try:
-                resp.shutdown()
-            except Exception:  # noqa: BLE001 - best effort on a dying socket
-                pass
+            _shutdown(resp)     # unblock the thread's read of the stream
         with self._cond:
             self._cond.notify_all()
         if self._thread is not None:
@@ -123,6 +119,9 @@ class Informer(object):
     def _watch_once(self):
         def remember(resp):
             self._resp = resp
+            # stop() may have looked for a response before this one came.
+            if self._stop.is_set():
+                _shutdown(resp)
         try:
             for etype, obj in self.kube.watch(
                     self.kind, self.resource_version,
@@ -173,3 +172,10 @@ class Informer(object):
                 self.handler(etype, old, new)
             except Exception:  # noqa: BLE001 - a handler bug must not stop us
                 LOG.exception("%s event handler failed", self.kind.plural)
+
+
+def _shutdown(resp):
+    try:
+        resp.shutdown()
+    except Exception:  # noqa: BLE001 - best effort on a dying socket
+        pass

@@ -9,7 +9,6 @@ from oslo_config import cfg
 from keel import exception
 from keel.conf import base as base_conf
 from keel.conf import fake_driver as fake_conf
-from keel.virt import driver
 from keel.virt import event as virtevent
 from keel.virt import fake
 from keel.virt import power_state

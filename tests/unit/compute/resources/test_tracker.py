@@ -72,8 +72,8 @@ def test_two_hosts_get_records_and_providers(ctx):
     d1 = _host("cmp", vcpus=8, memory_mb=16384, local_gb=100)
     d2 = _host("cmp", vcpus=32, memory_mb=65536, local_gb=2000)
     for drv in (d1, d2):
-        rt_mod.ResourceTracker(drv.host, drv, client).update_available_resource(
-            ctx, startup=True)
+        tracker = rt_mod.ResourceTracker(drv.host, drv, client)
+        tracker.update_available_resource(ctx, startup=True)
 
     for drv, vcpus, mem, disk in ((d1, 8, 16384, 100),
                                   (d2, 32, 65536, 2000)):
