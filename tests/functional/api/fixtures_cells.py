@@ -25,8 +25,8 @@ CELL1_UUID = "5a2d6b8e-6c8f-4b0e-9a3c-2f1d2e3c4b5a"
 
 
 class Cells:
-    def __init__(self, api_url, cell0_url, cell1_url):
-        self.api_url = api_url
+    def __init__(self, cells_api_url, cell0_url, cell1_url):
+        self.cells_api_url = cells_api_url
         self.cell_urls = {objects.CellMapping.CELL0_UUID: cell0_url,
                           CELL1_UUID: cell1_url}
 
@@ -99,3 +99,20 @@ def member_env(cells_db, conf):
     conf.config(development_roles=["member", "reader"], group="api")
     app = deploy.deploy(CONF)
     return app
+
+
+@pytest.fixture
+def cells_api_url(api_env, serve):
+    """The development-mode API over the SQLite cells, on real HTTP."""
+    return serve(api_env)
+
+
+@pytest.fixture
+def sdk(cells_api_url):
+    """An openstacksdk connection to ``cells_api_url`` (no Keystone)."""
+    import openstack
+    conn = openstack.connection.Connection(
+        auth_type="none", compute_endpoint_override=f"{cells_api_url}/v2.1/",
+        compute_api_version="2")
+    yield conn
+    conn.close()

@@ -218,7 +218,8 @@ def test_update_description_and_delete(api_env):
 def test_extra_specs(api_env, member_env):
     _create(api_env, id="1")
     base = "/v2.1/flavors/1/os-extra_specs"
-    body = samples.load("flavor-extra-specs/flavor-extra-specs-create-req.json")
+    body = samples.load(
+        "flavor-extra-specs/flavor-extra-specs-create-req.json")
     created = call(api_env, base, "POST", _h("2.86"), body)
     assert created.status_int == 200 and created.json == body
     lst = call(api_env, base)

@@ -1,0 +1,67 @@
+"""The quota engine the boot pipeline calls: check_deltas/limit_check
+against counts from the cell and API databases."""
+import pytest
+
+from keel.compute_api import quota
+from keel import context as keel_context
+from keel import exception
+from tests.functional.api.fixtures_cells import cells_db  # noqa: F401
+from tests.unit.api.conftest import conf  # noqa: F401
+from tests.unit.api.resources.test_quotas import add_group
+from tests.unit.api.resources.test_quotas import add_instance
+
+
+@pytest.fixture
+def ctx(cells_db):
+    return keel_context.get_admin_context()
+
+
+def test_check_deltas_counts_every_cell(ctx, cells_db):
+    for url in cells_db.cell_urls.values():
+        add_instance(url, project_id="p", user_id="u", vcpus=4,
+                     memory_mb=1000)
+    quota.set_limit(ctx, "p", "instances", 3)
+    quota.check_deltas(ctx, {"instances": 1, "cores": 4, "ram": 1000},
+                       "p", user_id="u")
+    with pytest.raises(exception.OverQuota) as err:
+        quota.check_deltas(ctx, {"instances": 2, "cores": 12}, "p")
+    assert err.value.kwargs["overs"] == ["instances"]
+    assert err.value.kwargs["usages"] == {"instances": 2}
+    assert "instances" in err.value.format_message()
+
+
+def test_user_limit_applies_to_the_users_own_usage(ctx, cells_db):
+    url = cells_db.cell_urls[list(cells_db.cell_urls)[1]]
+    add_instance(url, project_id="p", user_id="other")
+    add_instance(url, project_id="p", user_id="u")
+    quota.set_limit(ctx, "p", "instances", 2, user_id="u")
+    quota.check_deltas(ctx, {"instances": 1}, "p", user_id="u")
+    quota.set_limit(ctx, "p", "instances", 1, user_id="u")
+    with pytest.raises(exception.OverQuota):
+        quota.check_deltas(ctx, {"instances": 1}, "p", user_id="u")
+    # the project as a whole still has room (10 by default)
+    quota.check_deltas(ctx, {"instances": 1}, "p")
+
+
+def test_server_groups_and_unlimited(ctx):
+    add_group(project_id="p")
+    quota.set_limit(ctx, "p", "server_groups", 1)
+    with pytest.raises(exception.OverQuota):
+        quota.check_deltas(ctx, {"server_groups": 1}, "p")
+    quota.set_limit(ctx, "p", "server_groups", -1)
+    quota.check_deltas(ctx, {"server_groups": 100}, "p")
+
+
+def test_limit_check_and_unknown_resource(ctx):
+    quota.limit_check(ctx, "p", metadata_items=128)
+    with pytest.raises(exception.OverQuota):
+        quota.limit_check(ctx, "p", metadata_items=129)
+    with pytest.raises(exception.QuotaResourceUnknown):
+        quota.check_deltas(ctx, {"bogus": 1}, "p")
+
+
+def test_noop_driver_never_refuses(ctx, conf):
+    conf.config(driver="nova.quota.NoopQuotaDriver", group="quota")
+    quota.set_limit(ctx, "p", "instances", 0)
+    quota.check_deltas(ctx, {"instances": 5}, "p")
+    assert quota.get_defaults(ctx)["instances"] == -1
