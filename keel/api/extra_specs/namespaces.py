@@ -44,6 +44,7 @@ def register():
              parameters=_ANY),
         Spec("capabilities:{key}", pattern=r".*", parameters=_ANY),
         Spec("os:secure_boot", enum=["required", "disabled", "optional"]),
-        Spec("os:monitors", pattern=r".*"),
+        Spec("vmware:hw_version", pattern=r".+"),
+        Spec("vmware:storage_policy", pattern=r".+"),
         Spec("hide_hypervisor_id", value_type=bool),
     ]

@@ -284,3 +284,30 @@ def test_extra_spec_unknown_namespace_allowed(api_env):
         resp = call(api_env, "/v2.1/flavors/1/os-extra_specs", "POST",
                     _h("2.86"), {"extra_specs": {key: "10"}})
         assert resp.status_int == 200, (key, resp.text)
+
+
+def test_links_keep_the_project_segment(api_env):
+    _create(api_env, id="1")
+    token = {"X-Auth-Token": "u:6f70656e"}
+    resp = call(api_env, "/v2.1/6f70656e/flavors/1", headers=token)
+    links = {item["rel"]: item["href"] for item in
+             resp.json["flavor"]["links"]}
+    assert links["self"] == "http://localhost/v2.1/6f70656e/flavors/1"
+    assert links["bookmark"] == "http://localhost/6f70656e/flavors/1"
+    other = call(api_env, "/v2.1/abcdef/flavors/1", headers=token)
+    assert other.status_int == 400  # URL project differs from the token's
+
+
+def test_delete_takes_specs_and_access_along(api_env):
+    _create(api_env, id="9", **{"os-flavor-access:is_public": False})
+    call(api_env, "/v2.1/flavors/9/os-extra_specs", "POST",
+         body={"extra_specs": {"a": "b"}})
+    call(api_env, "/v2.1/flavors/9/action", "POST",
+         body={"addTenantAccess": {"tenant": "p1"}})
+    assert call(api_env, "/v2.1/flavors/9", "DELETE").status_int == 202
+    again = _create(api_env, id="9", **{"os-flavor-access:is_public": False})
+    assert again.status_int == 200
+    assert call(api_env, "/v2.1/flavors/9/os-extra_specs").json == \
+        {"extra_specs": {}}
+    assert call(api_env, "/v2.1/flavors/9/os-flavor-access").json == \
+        {"flavor_access": []}
