@@ -109,6 +109,8 @@ def test_informer_lists_then_watches(client, sim, informer):
 def test_watch_disconnect_resumes_without_relist_or_loss(client, sim,
                                                          informer):
     informer.start()
+    client.create(kube.VM, _vm("probe"))      # seen: the watch is open
+    assert informer.wait_for(lambda: informer.get("probe"), 5)
     for abrupt in (False, True):
         sim.disconnect_watches(abrupt=abrupt)
         name = "during-%s" % abrupt
@@ -132,6 +134,8 @@ def test_gone_relists_and_reports_what_changed_meanwhile(client, sim,
     client.create(kube.VM, _vm("stays"))
     client.create(kube.VM, _vm("goes"))
     informer.start()
+    client.create(kube.VM, _vm("probe"))      # seen: the watch is open
+    assert informer.wait_for(lambda: informer.get("probe"), 5)
     # Keep the watch away while things change and history is compacted.
     fault = sim.fail_requests("watch", "virtualmachines", status=503,
                               count=None)
@@ -144,7 +148,7 @@ def test_gone_relists_and_reports_what_changed_meanwhile(client, sim,
     sim.clear_faults()
     assert informer.wait_for(lambda: informer.relists == 2 and
                              informer.get("new"), 10)
-    assert sorted(informer.names()) == ["new", "stays"]
+    assert sorted(informer.names()) == ["new", "probe", "stays"]
     # Nothing was watched meanwhile, yet no change is lost.
     assert {("ADDED", "new"), ("DELETED", "goes")} <= set(
         informer.recorder.events)

@@ -138,11 +138,15 @@ def wait_running(drv, instance, timeout, failure, old_uid=None):
     ``old_uid`` is given) runs; raise ``failure`` (or RescheduledException
     for an unschedulable build) if it cannot."""
     uuid = instance.uuid
+    seen = []
 
     def outcome():
         vm, vmi = drv.guests.vm(uuid), drv.guests.vmi(uuid)
         if vm is None:
-            return ("error", "the VirtualMachine was deleted")
+            # Our own create may not have reached the watch yet.
+            return ("error", "the VirtualMachine was deleted") if seen \
+                else None
+        seen.append(True)
         fresh = vmi is not None and vmi["metadata"].get("uid") != old_uid
         if fresh and status.vmi_phase(vmi) == "Running":
             return ("ok", None)
