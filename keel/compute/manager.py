@@ -8,7 +8,6 @@ this host (update at start, periodic sync).
 """
 import datetime
 import os
-import time
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
@@ -60,7 +59,6 @@ class ComputeManager(manager.Manager):
         rt_class = _resource_tracker_class()
         if rt_class is not None and driver is not None:
             self.rt = rt_class(self.host, driver, reportclient)
-        self._started = time.monotonic()
 
     # -- lifecycle ------------------------------------------------------------
     def init_host(self, service_ref=None):

@@ -1,11 +1,10 @@
 """oslo.messaging transports: the default one, one per cell URL, notifications.
 
-A process has one default transport (``[DEFAULT]/transport_url``). The API and
-the super-conductor also talk to each cell's broker through
-``cell_mappings.transport_url``; ``cell_transport(url)`` keeps one transport per
-URL so that a cell is connected once per process. The default URL is entered in
-the same cache, so a cell whose URL equals ours reuses our connection (with the
-in-process ``fake://`` driver that is what keeps both sides on one bus).
+A process has one default transport (``[DEFAULT]/transport_url``). The API
+and the super-conductor also talk to each cell's broker through
+``cell_mappings.transport_url``; ``cell_transport(url)`` keeps one transport
+per URL so that a cell is connected once per process. The default URL is in
+the same cache, so a cell whose URL equals ours reuses our connection.
 """
 import threading
 

@@ -5,7 +5,6 @@ cast, and a SIGKILLed compute is reported down after service_down_time.
 The computes are given no database at all: their service records and
 heartbeats can only reach MariaDB through the conductor.
 """
-import os
 import signal
 import subprocess
 import sys
