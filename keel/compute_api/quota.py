@@ -9,6 +9,7 @@ database. There is nothing to commit or roll back: a caller checks
 ``check_deltas`` before creating and, with ``[quota]/recheck_quota``, again
 after.
 """
+from oslo_log import log as logging
 import sqlalchemy as sa
 
 from keel.conf import CONF
@@ -20,6 +21,7 @@ from keel.db import session
 from keel import exception
 from keel import objects
 
+LOG = logging.getLogger(__name__)
 DEFAULT_CLASS = "default"
 UNLIMITED = -1
 
@@ -116,16 +118,17 @@ def _cell_counts(cctxt, project_id, user_id):
 
 def count_instances(context, project_id, user_id=None):
     """``{"project": {...}, "user": {...}}`` of instances, cores, ram over
-    every cell; a cell that fails or does not answer raises, since
-    under-counting would let a project exceed its quota."""
+    every cell. As Nova, a cell that fails or does not answer is logged and
+    left out: its instances cannot be counted until it is back."""
     cells = objects.CellMappingList.get_all(context)
     results = cells_db.scatter_gather_cells(
         context, cells, None, _cell_counts, project_id, user_id)
     total = [0] * 6
     for cell_uuid, result in results.items():
         if cells_db.is_cell_failure_sentinel(result):
-            raise exception.CellTimeout() if result is \
-                cells_db.did_not_respond_sentinel else result
+            LOG.warning("Failed to count instances in cell %s: %s",
+                        cell_uuid, result)
+            continue
         total = [a + b for a, b in zip(total, result)]
     project = dict(zip(_CELL_COUNTED, total[0::2]))
     user = dict(zip(_CELL_COUNTED, total[1::2]))
