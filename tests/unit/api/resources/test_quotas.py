@@ -218,3 +218,30 @@ def test_noop_driver_reports_unlimited(api_env, conf):
     detail = call(api_env, "/v2.1/os-quota-sets/fake_tenant/detail")
     assert detail.json == samples.load(
         "os-quota-sets-noop/quotas-show-detail-get-resp.json")
+
+
+@pytest.mark.parametrize("version,folder", [
+    ("2.1", ""), ("2.36", "v2.36/"), ("2.57", "v2.57/")])
+def test_update_samples_per_version(api_env, version, folder):
+    base = f"os-quota-sets/{folder}"
+    url = "/v2.1/os-quota-sets/fake_tenant"
+    for req, resp, query in (
+            ("quotas-update-post-req.json", "quotas-update-post-resp.json",
+             ""),
+            ("quotas-update-force-post-req.json",
+             "quotas-update-force-post-resp.json", ""),
+            ("user-quotas-update-post-req.json",
+             "user-quotas-update-post-resp.json", "?user_id=fake_user")):
+        got = call(api_env, url + query, "PUT", _h(version),
+                   samples.load(base + req))
+        assert got.status_int == 200, (req, got.text)
+        expected = samples.load(base + resp)
+        assert samples.shape_differences(got.json, expected) == [], req
+        changed = samples.load(base + req)["quota_set"]
+        for key, value in changed.items():
+            if key != "force":
+                assert got.json["quota_set"][key] == int(value)
+    user = call(api_env, url + "?user_id=fake_user", headers=_h(version))
+    assert samples.shape_differences(user.json, samples.load(
+        base + "user-quotas-show-get-resp.json")) == []
+    assert user.json["quota_set"]["instances"] == 9
