@@ -19,6 +19,7 @@ from keel.virt.kubevirt import inventory as inventory_mod
 from keel.virt.kubevirt import kube
 from keel.virt.kubevirt import status
 from keel.virt.kubevirt.ops import build
+from keel.virt.kubevirt.ops import consoles
 from keel.virt.kubevirt.ops import power
 from keel.virt.kubevirt.spec import field
 
@@ -186,3 +187,13 @@ class KubeVirtDriver(driver.ComputeDriver):
 
     def poll_rebooting_instances(self, timeout, instances):
         """Reboots finish inside reboot() (soft falls back to hard)."""
+
+    # -- consoles ----------------------------------------------------------------
+    def get_console_output(self, context, instance):
+        return consoles.console_output(self, instance)
+
+    def get_vnc_console(self, context, instance):
+        return consoles.vnc_console(self, instance)
+
+    def get_serial_console(self, context, instance):
+        return consoles.serial_console(self, instance)

@@ -28,3 +28,7 @@ class InstanceRebootFailure(exception.NovaException):
 
 class InstanceStateTimeout(exception.NovaException):
     msg_fmt = "Instance %(instance_uuid)s: %(reason)s"
+
+
+class InstanceNotReady(exception.Invalid):
+    msg_fmt = "Instance %(instance_id)s is not ready"
