@@ -54,6 +54,9 @@ opts = [
                help="Seconds a power operation may take to be observed."),
     cfg.IntOpt("delete_timeout", default=120, min=0,
                help="Seconds destroy waits for the VirtualMachine to go."),
+    cfg.IntOpt("migration_timeout", default=3600, min=1,
+               help="Seconds a live migration may take before it is "
+                    "aborted."),
     cfg.IntOpt("reboot_timeout", default=120, min=0,
                help="Seconds a soft reboot may take before a hard restart "
                     "replaces it."),

@@ -20,6 +20,7 @@ from keel.virt.kubevirt import kube
 from keel.virt.kubevirt import status
 from keel.virt.kubevirt.ops import build
 from keel.virt.kubevirt.ops import consoles
+from keel.virt.kubevirt.ops import migration
 from keel.virt.kubevirt.ops import power
 from keel.virt.kubevirt.spec import field
 
@@ -187,6 +188,55 @@ class KubeVirtDriver(driver.ComputeDriver):
 
     def poll_rebooting_instances(self, timeout, instances):
         """Reboots finish inside reboot() (soft falls back to hard)."""
+
+    # -- live migration (between nodes of this cluster) -------------------
+    def check_can_live_migrate_destination(self, context, instance,
+                                           src_compute_info, dst_compute_info,
+                                           block_migration=False,
+                                           disk_over_commit=False):
+        return migration.check_destination(dst_compute_info, block_migration)
+
+    def cleanup_live_migration_destination_check(self, context,
+                                                 dest_check_data):
+        """Nothing was reserved on the destination."""
+
+    def check_can_live_migrate_source(self, context, instance,
+                                      dest_check_data,
+                                      block_device_info=None):
+        return migration.check_source(self, instance, dest_check_data)
+
+    def pre_live_migration(self, context, instance, block_device_info,
+                           network_info, disk_info, migrate_data):
+        return migrate_data
+
+    def live_migration(self, context, instance, dest, post_method,
+                       recover_method, block_migration=False,
+                       migrate_data=None):
+        migration.migrate(self, context, instance, dest, post_method,
+                          recover_method, block_migration, migrate_data)
+
+    def live_migration_abort(self, instance):
+        migration.abort(self, instance)
+
+    def post_live_migration(self, context, instance, block_device_info,
+                            migrate_data=None):
+        """KubeVirt removes the source pod itself."""
+
+    def post_live_migration_at_source(self, context, instance, network_info):
+        """Same VirtualMachine on both sides: nothing to remove."""
+
+    def post_live_migration_at_destination(self, context, instance,
+                                           network_info,
+                                           block_migration=False,
+                                           block_device_info=None):
+        """Re-pinned to the destination when the migration completed."""
+
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               network_info,
+                                               block_device_info,
+                                               destroy_disks=True,
+                                               migrate_data=None):
+        """A failed migration leaves the guest where it was."""
 
     # -- consoles ----------------------------------------------------------------
     def get_console_output(self, context, instance):

@@ -32,3 +32,8 @@ class InstanceStateTimeout(exception.NovaException):
 
 class InstanceNotReady(exception.Invalid):
     msg_fmt = "Instance %(instance_id)s is not ready"
+
+
+class MigrationPreCheckError(exception.NovaException):
+    msg_fmt = "Migration pre-check error: %(reason)s"
+    code = 400
