@@ -107,3 +107,46 @@ def test_operations_on_a_missing_guest_raise_not_found(drv, running):
         drv.pause(ghost)
     with pytest.raises(exception.InstanceNotFound):
         drv.get_info(ghost)
+
+
+def test_crashed_guest_powers_on_and_hard_reboots(sim, drv, guest):
+    sim.crash_vmi(NS, guest.uuid)
+    assert drv.guests.wait(lambda: drv.get_info(guest).state ==
+                           power_state.CRASHED, 10)
+    drv.power_on(None, guest, None)
+    assert drv.get_info(guest).state == power_state.RUNNING
+    sim.guest_shutdown(NS, guest.uuid)
+    assert drv.guests.wait(lambda: drv.get_info(guest).state ==
+                           power_state.SHUTDOWN, 10)
+    drv.reboot(None, guest, None, "HARD")
+    assert drv.get_info(guest).state == power_state.RUNNING
+
+
+def test_no_event_lost_across_a_watch_disconnect(sim, drv, guest):
+    sim.disconnect_watches(abrupt=True)
+    drv.power_off(guest)
+    sim.disconnect_watches()
+    drv.power_on(None, guest, None)
+    assert _transitions(drv) == [E.EVENT_LIFECYCLE_STOPPED,
+                                 E.EVENT_LIFECYCLE_STARTED]
+
+
+def test_restarted_service_knows_its_guests_without_events(conf, sim, drv,
+                                                           guest):
+    from keel.virt.kubevirt import driver as kv_driver
+    again = kv_driver.KubeVirtDriver(host="compute-1", conf=conf)
+    seen = []
+    again.register_event_listener(seen.append)
+    again.init_host("compute-1")
+    try:
+        assert again.list_instance_uuids() == [guest.uuid]
+        assert again.get_info(guest).state == power_state.RUNNING
+        drv.pause(guest)
+        assert again.guests.wait(lambda: seen, 10)
+        assert [e.transition for e in seen] == [E.EVENT_LIFECYCLE_PAUSED]
+        # Another compute service's guests are not ours.
+        other = kv_driver.KubeVirtDriver(host="compute-2", conf=conf)
+        assert other.list_instance_uuids() == []
+        other.cleanup_host("compute-2")
+    finally:
+        again.cleanup_host("compute-1")

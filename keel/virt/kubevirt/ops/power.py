@@ -59,12 +59,19 @@ def power_off(drv, instance, timeout):
             instance_uuid=uuid, reason="still running after the stop")
 
 
+def _vmi_uid(drv, instance):
+    vmi = drv.guests.vmi(instance.uuid)
+    return vmi["metadata"]["uid"] if vmi is not None else None
+
+
 def power_on(drv, instance):
     if drv.guests.state(instance.uuid) == power_state.RUNNING:
         return
+    # A finished VMI (guest shut down or crashed) is replaced by start.
+    old_uid = _vmi_uid(drv, instance)
     _put(drv, instance, VM, "start", ok_conflict=True)
     build.wait_running(drv, instance, drv.conf.kubevirt.power_timeout,
-                       errors.InstancePowerOnFailure)
+                       errors.InstancePowerOnFailure, old_uid=old_uid)
 
 
 def reboot(drv, instance, reboot_type):
@@ -93,7 +100,8 @@ def hard_reboot(drv, instance):
     """restart recreates the launcher pod: a new VMI, the spec re-read."""
     vmi = drv.guests.vmi(instance.uuid)
     old_uid = vmi["metadata"]["uid"] if vmi is not None else None
-    if old_uid is None:
+    if vmi is None or status.vmi_phase(vmi) in ("Succeeded", "Failed"):
+        # Nothing runs: a hard reboot is a start (as libvirt's).
         _put(drv, instance, VM, "start", ok_conflict=True)
     else:
         _put(drv, instance, VM, "restart", {"gracePeriodSeconds": 0})
