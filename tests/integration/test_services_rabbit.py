@@ -5,6 +5,7 @@ cast, and a SIGKILLed compute is reported down after service_down_time.
 The computes are given no database at all: their service records and
 heartbeats can only reach MariaDB through the conductor.
 """
+import json
 import signal
 import subprocess
 import sys
@@ -38,6 +39,27 @@ def _rabbit_or_skip():
             conn.connect()
     except Exception as exc:  # noqa: BLE001
         databases._unavailable("RabbitMQ", exc)
+
+
+def _capture_fanout(exchange, tag, timeout=15):
+    """The next raw message on a fanout exchange, read with kombu from a
+    queue of our own (as a second scheduler would receive it)."""
+    import kombu
+    url = databases.RABBIT_URL.replace("rabbit://", "amqp://")
+    with kombu.Connection(url, connect_timeout=5) as conn:
+        channel = conn.channel()
+        queue = kombu.Queue(
+            f"keel-it-probe-{tag}", channel=channel, exclusive=True,
+            auto_delete=True,
+            exchange=kombu.Exchange(exchange, type="fanout", passive=True))
+        queue.declare()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = queue.get(no_ack=True)
+            if msg is not None:
+                return json.loads(msg.body)
+            time.sleep(0.2)
+    raise AssertionError(f"no message on {exchange}")
 
 
 def _free_port():
@@ -220,6 +242,20 @@ def test_services_register_heartbeat_call_cast_and_go_down(deployment):
         return all(f"host '{hosts[c]}'" in text
                    for c in ("compute1", "compute2"))
     _wait(scheduler_heard_both, 15, "instance info casts at the scheduler")
+
+    # 4b. On the wire it is Nova's frame: an oslo.messaging 2.0 envelope
+    #     with the method, its version and the context as _context_* keys.
+    frame = _capture_fanout("scheduler_fanout", deployment["tag"])
+    assert frame["oslo.version"] == "2.0"
+    message = json.loads(frame["oslo.message"])
+    assert message["method"] == "sync_instance_info"
+    assert message["version"] == "4.2"
+    assert message["args"]["host_name"] in (hosts["compute1"],
+                                            hosts["compute2"])
+    for key in ("_context_request_id", "_context_is_admin",
+                "_context_roles", "_context_read_deleted",
+                "_context_timestamp", "_context_service_catalog"):
+        assert key in message, key
 
     # 5. The API process answers next to them (versions document).
     def api_versions():
