@@ -84,7 +84,7 @@ class KubeVirtDriver(driver.ComputeDriver):
                 method="spawn")
         return node
 
-    # -- host --------------------------------------------------------------------
+    # -- host -----------------------------------------------------------------
     def init_host(self, host):
         self.guests  # noqa: B018 - list and start watching now
 
@@ -138,7 +138,7 @@ class KubeVirtDriver(driver.ComputeDriver):
     def list_instance_uuids(self):
         return self.guests.uuids()
 
-    # -- build and delete ------------------------------------------------------
+    # -- build and delete -----------------------------------------------------
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
               block_device_info=None, power_on=True, accel_info=None):
@@ -154,7 +154,7 @@ class KubeVirtDriver(driver.ComputeDriver):
                 destroy_secrets=True):
         build.destroy(self, instance)
 
-    # -- power -----------------------------------------------------------------
+    # -- power ----------------------------------------------------------------
     def reboot(self, context, instance, network_info, reboot_type,
                block_device_info=None, bad_volumes_callback=None,
                accel_info=None, share_info=None):
@@ -238,7 +238,7 @@ class KubeVirtDriver(driver.ComputeDriver):
                                                migrate_data=None):
         """A failed migration leaves the guest where it was."""
 
-    # -- consoles ----------------------------------------------------------------
+    # -- consoles -------------------------------------------------------------
     def get_console_output(self, context, instance):
         return consoles.console_output(self, instance)
 

@@ -61,7 +61,7 @@ class Guests(object):
         self.vmis.stop()
         self.images.stop()
 
-    # -- reading ----------------------------------------------------------------
+    # -- reading --------------------------------------------------------------
     def vm(self, uuid):
         return self.vms.get(uuid)
 
@@ -92,7 +92,7 @@ class Guests(object):
                     return None
                 self.cond.wait(min(left, 1.0))
 
-    # -- events -------------------------------------------------------------------
+    # -- events ---------------------------------------------------------------
     def _on_change(self, etype, old, new):
         uuid = (new or old)["metadata"]["name"]
         state = self.state(uuid)

@@ -288,7 +288,7 @@ class KubeClient(object):
             return data.decode("utf-8", "replace")
         return self._call(read, name, self.namespace, **kwargs)
 
-    # -- watch ------------------------------------------------------------------
+    # -- watch ----------------------------------------------------------------
     def watch(self, kind, resource_version, label_selector=None,
               namespace=None, on_response=None):
         """Yield ``(type, object)`` from one watch request starting after

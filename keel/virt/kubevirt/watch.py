@@ -42,7 +42,7 @@ class Informer(object):
         self._resp = None
         self._synced = threading.Event()
 
-    # -- reading ----------------------------------------------------------------
+    # -- reading --------------------------------------------------------------
     def get(self, name):
         with self._cond:
             return self._cache.get(name)
@@ -69,7 +69,7 @@ class Informer(object):
                     return None
                 self._cond.wait(min(left, 1.0))
 
-    # -- running ----------------------------------------------------------------
+    # -- running --------------------------------------------------------------
     def start(self):
         """List synchronously (so the cache is complete on return), then
         watch in a background thread."""
