@@ -20,7 +20,6 @@ from keel.api import deploy
 from keel.api import routes
 from keel.api import server
 from keel.api import wsgi
-from keel.conf import CONF
 
 NOW = datetime.datetime.now(datetime.timezone.utc)
 _FMT = "%Y-%m-%dT%H:%M:%S.000000Z"
@@ -113,29 +112,51 @@ def _whoami(req):
             "roles": sorted(ctx.roles), "is_admin": ctx.is_admin}
 
 
+def _private_conf():
+    """A ConfigOpts of this test's own: keystonemiddleware and the password
+    plugin register options (a required auth_url among them) that must not
+    stay on the process's CONF for the tests that run after this one."""
+    from oslo_config import cfg
+    from keel import conf as keel_conf
+    from keel.conf import defaults
+    private = cfg.ConfigOpts()
+    keel_conf.register_all(private)
+    defaults.set_library_defaults(private)
+    from keystonemiddleware import auth_token
+    for group, opts in auth_token.list_opts():
+        private.register_opts(opts, group=group)
+    private([], project="nova", default_config_files=[])
+    return private
+
+
 @pytest.fixture
 def stack(conf):
+    # ``conf`` (the shared fixture) parses the process's CONF and resets
+    # policy, which reads it; the middleware gets a private configuration.
+    conf = _private_conf()
     identity = Identity()
     isrv, ithread, isock, iurl = _serve(identity)
     identity.url = iurl + "/v3"
-    conf.config(group="keystone_authtoken", www_authenticate_uri=iurl,
-                memcached_servers=None)
+    conf.set_override("www_authenticate_uri", iurl, group="keystone_authtoken")
+    conf.set_override("memcached_servers", None, group="keystone_authtoken")
     table = dict(routes.ROUTES, **{"/whoami": {"GET": _whoami}})
     # building once makes keystonemiddleware register [keystone_authtoken]
-    deploy.deploy(CONF, table=table)
+    deploy.deploy(conf, table=table)
     from keystoneauth1 import loading
     # the service credentials keystonemiddleware logs in with
-    loading.register_auth_conf_options(CONF, "keystone_authtoken")
+    loading.register_auth_conf_options(conf, "keystone_authtoken")
     for opt in loading.get_auth_plugin_conf_options("password"):
         try:
-            CONF.register_opt(opt, group="keystone_authtoken")
+            conf.register_opt(opt, group="keystone_authtoken")
         except Exception:  # noqa: BLE001 - already registered
             pass
-    conf.config(group="keystone_authtoken", auth_type="password",
-                auth_url=iurl + "/v3", username="nova", password="pw",
-                project_name="service", user_domain_name="Default",
-                project_domain_name="Default")
-    app = deploy.deploy(CONF, table=table)
+    for name, value in dict(
+            auth_type="password", auth_url=iurl + "/v3", username="nova",
+            password="pw", project_name="service",
+            user_domain_name="Default",
+            project_domain_name="Default").items():
+        conf.set_override(name, value, group="keystone_authtoken")
+    app = deploy.deploy(conf, table=table)
     asrv, athread, asock, aurl = _serve(app)
     identity.compute_url = aurl + "/v2.1"
     yield types.SimpleNamespace(api=aurl, identity=iurl + "/v3")
