@@ -22,6 +22,7 @@ from keel.api import wsgi
 from keel.api.handlers import flavor_routes
 from keel.api.handlers import proxies
 from keel.api.handlers import removed
+from keel.api.handlers import server_external_events
 from keel.api.handlers import simple_tenant_usage
 from keel.api.handlers import instance_actions
 from keel.api.handlers import migrations
@@ -44,6 +45,7 @@ ROUTES.update(server_groups.route_entries())
 ROUTES.update(migrations.route_entries())
 ROUTES.update(instance_actions.route_entries())
 ROUTES.update(simple_tenant_usage.route_entries())
+ROUTES.update(server_external_events.route_entries())
 proxies.route_entries(ROUTES)
 
 PROJECT_ID_RE = re.compile(r"^/([0-9a-f\-]+)(/.*)?$")
