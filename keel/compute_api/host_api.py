@@ -447,3 +447,12 @@ def uptimes(ctx, services):
         for host, text in zip(live, pool.map(ask, live.values())):
             out[host] = text
     return out
+
+
+def has_done_evacuations(cctxt, host):
+    """Evacuations away from ``host`` still 'done' mean its compute has not
+    restarted since (it moves them to 'completed'): forcing it up then
+    would let it destroy the evacuated servers' disks twice."""
+    return bool(objects.MigrationList.get_by_filters(
+        cctxt, {"source_compute": host, "status": "done",
+                "migration_type": "evacuation"}))

@@ -50,6 +50,16 @@ def _not_compute(binary):
                     f"nova-compute services can be updated.")
 
 
+def _check_for_evacuations(svc):
+    if host_api.has_done_evacuations(svc._context, svc.host):
+        raise webob.exc.HTTPBadRequest(
+            explanation=f"Unable to force up host {svc.host} as `done` "
+                        "evacuation migration records remain associated "
+                        "with the host. Ensure the compute service has "
+                        "been restarted, allowing these records to move to "
+                        "`completed` before retrying this request.")
+
+
 def _legacy_update(req, host, binary, changes):
     if binary != host_api.COMPUTE:
         raise _not_compute(binary)
@@ -59,6 +69,8 @@ def _legacy_update(req, host, binary, changes):
     except (exception.HostBinaryNotFound,
             exception.HostMappingNotFound) as exc:
         raise webob.exc.HTTPNotFound(explanation=exc.format_message())
+    if changes.get("forced_down") is False:
+        _check_for_evacuations(svc)
     for key, value in changes.items():
         setattr(svc, key, value)
     host_api.service_update(req.context, svc)
@@ -150,6 +162,8 @@ def update(req, id):
     if "forced_down" in body:
         svc.forced_down = strutils.bool_from_string(body["forced_down"],
                                                     strict=True)
+        if svc.forced_down is False:
+            _check_for_evacuations(svc)
     if not svc.obj_what_changed():
         raise webob.exc.HTTPBadRequest(
             explanation="No updates were requested. Fields 'status' or "

@@ -253,3 +253,26 @@ def test_down_cell_gives_minimal_records_from_269(api_env, services,
     before = call(api_env, "/v2.1/os-services", headers=_h("2.68"))
     assert before.status_int == 200
     assert "lost1" not in {s["host"] for s in before.json["services"]}
+
+
+def test_forcing_up_refused_while_done_evacuations_remain(api_env, services):
+    cmp1 = services["cmp1"]
+    inst = objects.Instance(cmp1._context, host="host2", project_id="p",
+                            user_id="u")
+    inst.create()
+    objects.Migration(cmp1._context, source_compute="host1",
+                      dest_compute="host2", status="done",
+                      migration_type="evacuation",
+                      instance_uuid=inst.uuid).create()
+    url = f"/v2.1/os-services/{cmp1.uuid}"
+    resp = call(api_env, url, "PUT", _h("2.53"), {"forced_down": False})
+    assert resp.status_int == 400
+    assert "`done` evacuation migration records" in \
+        resp.json["badRequest"]["message"]
+    legacy = call(api_env, "/v2.1/os-services/force-down", "PUT",
+                  _h("2.11"), {"host": "host1", "binary": "nova-compute",
+                               "forced_down": False})
+    assert legacy.status_int == 400
+    # forcing down is always allowed
+    assert call(api_env, url, "PUT", _h("2.53"),
+                {"forced_down": True}).status_int == 200
