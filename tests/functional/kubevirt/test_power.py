@@ -150,3 +150,13 @@ def test_restarted_service_knows_its_guests_without_events(conf, sim, drv,
         other.cleanup_host("compute-2")
     finally:
         again.cleanup_host("compute-1")
+
+
+def test_pause_of_a_stopped_guest_is_refused_at_once(drv, guest):
+    drv.power_off(guest)
+    with pytest.raises(exception.InstanceInvalidState):
+        drv.pause(guest)
+    drv.power_on(None, guest, None)
+    drv.pause(guest)
+    drv.pause(guest)                  # already paused: nothing to do
+    assert drv.get_info(guest).state == power_state.PAUSED

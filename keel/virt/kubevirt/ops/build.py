@@ -122,7 +122,7 @@ def spawn(drv, context, instance, image_meta, network_info, power_on):
             client.subresource("virtualmachines", instance.uuid, "start")
             wait_running(drv, instance, opts.spawn_timeout,
                          errors.InstanceDeployFailure)
-    except Exception:
+    except Exception as exc:
         LOG.warning("Build of %s on %s failed; removing its objects",
                     instance.uuid, node)
         try:
@@ -130,6 +130,10 @@ def spawn(drv, context, instance, image_meta, network_info, power_on):
         except Exception:  # noqa: BLE001 - the build error matters more
             LOG.exception("Clean-up of failed build %s failed",
                           instance.uuid)
+        if isinstance(exc, kube.KubeError):
+            # The fault recorded on the instance names the API's answer.
+            raise errors.InstanceDeployFailure(
+                instance_uuid=instance.uuid, reason=str(exc)) from exc
         raise
 
 

@@ -15,18 +15,27 @@ VM = "virtualmachines"
 VMI = "virtualmachineinstances"
 
 
-def _put(drv, instance, plural, action, body=None, ok_conflict=False):
-    """The subresource call; 404 is InstanceNotFound, and a 409 the caller
-    says means "already there" is success."""
+def _put(drv, instance, plural, action, body=None, ok_conflict=False,
+         already=None):
+    """The subresource call.  404 is InstanceNotFound.  virt-api answers
+    409 when the guest is not in a state for ``action``: success if the
+    guest is already where the caller wants it (``already`` state set, or
+    ``ok_conflict``), InstanceInvalidState otherwise."""
     try:
         drv.kube.subresource(plural, instance.uuid, action, body)
     except kube.KubeError as err:
-        if err.status == 404:
+        state = drv.guests.state(instance.uuid)
+        if err.status == 404 and (plural != VMI or state is None):
             raise exception.InstanceNotFound(instance_id=instance.uuid)
-        if err.status == 409 and ok_conflict:
+        if err.status not in (404, 409):
+            raise
+        # A VMI subresource of a stopped guest (no VMI) is a 404.
+        if ok_conflict or (already and state in already):
             LOG.debug("%s %s: %s", action, instance.uuid, err.message)
             return False
-        raise
+        raise exception.InstanceInvalidState(
+            instance_uuid=instance.uuid, attr="power_state",
+            state=power_state.STATE_MAP.get(state, state), method=action)
     return True
 
 
@@ -78,13 +87,8 @@ def reboot(drv, instance, reboot_type):
     uuid = instance.uuid
     if reboot_type == "SOFT" and drv.guests.state(uuid) == \
             power_state.RUNNING:
-        try:
-            _put(drv, instance, VMI, "softreboot")
-        except kube.KubeError as err:
-            # 409: no guest agent and no ACPI, paused, ... -> hard.
-            LOG.info("Soft reboot of %s refused (%s); rebooting hard", uuid,
-                     err.message)
-        else:
+        # 409: no guest agent and no ACPI, paused, ... -> hard.
+        if _put(drv, instance, VMI, "softreboot", ok_conflict=True):
             # There is no "rebooted" signal: the guest must simply stay (or
             # come back) up within reboot_timeout, else it is forced.
             if drv.guests.wait(
@@ -93,6 +97,8 @@ def reboot(drv, instance, reboot_type):
                 return
             LOG.warning("Soft reboot of %s did not finish in %ss; rebooting "
                         "hard", uuid, drv.conf.kubevirt.reboot_timeout)
+        else:
+            LOG.info("Soft reboot of %s refused; rebooting hard", uuid)
     hard_reboot(drv, instance)
 
 
@@ -110,14 +116,15 @@ def hard_reboot(drv, instance):
 
 
 def pause(drv, instance):
-    _put(drv, instance, VMI, "pause", {}, ok_conflict=True)
+    _put(drv, instance, VMI, "pause", {},
+         already=(power_state.PAUSED, power_state.SUSPENDED))
     _wait_state(drv, instance, (power_state.PAUSED, power_state.SUSPENDED),
                 drv.conf.kubevirt.power_timeout, errors.InstanceStateTimeout,
                 "paused")
 
 
 def unpause(drv, instance):
-    _put(drv, instance, VMI, "unpause", {}, ok_conflict=True)
+    _put(drv, instance, VMI, "unpause", {}, already=(power_state.RUNNING,))
     _wait_state(drv, instance, (power_state.RUNNING,),
                 drv.conf.kubevirt.power_timeout, errors.InstanceStateTimeout,
                 "running")
