@@ -311,3 +311,20 @@ def test_delete_takes_specs_and_access_along(api_env):
         {"extra_specs": {}}
     assert call(api_env, "/v2.1/flavors/9/os-flavor-access").json == \
         {"flavor_access": []}
+
+
+@pytest.mark.parametrize("key", [
+    "created_at", "description", "disabled", "ephemeral_gb", "flavorid",
+    "id", "is_public", "memory_mb", "name", "root_gb", "rxtx_factor",
+    "swap", "updated_at", "vcpu_weight", "vcpus"])
+def test_every_sort_key_sorts(api_env, key):
+    _create(api_env, id="a", name="x", ram=2048)
+    _create(api_env, id="b", name="y", ram=1024)
+    for direction in ("asc", "desc"):
+        resp = call(api_env, f"/v2.1/flavors/detail?sort_key={key}"
+                             f"&sort_dir={direction}&limit=1")
+        assert resp.status_int == 200, resp.text
+        assert len(resp.json["flavors"]) == 1
+        assert "flavors_links" in resp.json
+    by_ram = call(api_env, "/v2.1/flavors?sort_key=memory_mb")
+    assert [f["id"] for f in by_ram.json["flavors"]] == ["b", "a"]
