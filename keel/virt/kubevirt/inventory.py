@@ -10,6 +10,7 @@ every time the resource tracker asks.
 import collections
 import datetime
 import json
+import logging
 import math
 import re
 import uuid as uuid_lib
@@ -21,6 +22,8 @@ from keel import exception
 from keel.virt import driver as virt_driver
 from keel.virt.kubevirt import kube
 from keel.virt.kubevirt.spec import labels as labels_mod
+
+LOG = logging.getLogger(__name__)
 
 SCHEDULABLE = "kubevirt.io/schedulable=true"
 CPU_MANAGER_LABELS = ("cpumanager", "kubevirt.io/cpumanager")
@@ -199,7 +202,15 @@ class Inventory(object):
 
     def nodes(self, refresh=False):
         if refresh or self._nodes is None:
-            self.refresh()
+            try:
+                self.refresh()
+            except kube.KubeError as err:
+                if self._nodes is None:
+                    raise
+                # Keep reporting what we knew: dropping every node because
+                # the API blinked would make Nova delete its compute nodes.
+                LOG.warning("Cannot list Kubernetes nodes (%s); keeping the "
+                            "last known inventory", err)
         return self._nodes
 
     # -- what the driver reports ------------------------------------------

@@ -110,3 +110,11 @@ def test_cluster_wide_provider_option(conf, sim, drv):
 def test_host_uptime_comes_from_node_readiness(drv):
     assert " up 0 days" in drv.get_host_uptime()
 
+
+
+def test_api_outage_keeps_the_last_known_nodes(sim, drv):
+    assert drv.get_available_nodes(refresh=True) == ["node-1", "node-2"]
+    sim.fail_requests("list", "nodes", status=503, count=None)
+    assert drv.get_available_nodes(refresh=True) == ["node-1", "node-2"]
+    sim.clear_faults()
+

@@ -187,3 +187,11 @@ def test_persistent_api_errors_surface(sim, drv, running):
     with pytest.raises(Exception) as err:
         drv.spawn(Ctx(), make_instance(), image(), [], None, {})
     assert "503" in str(err.value)
+
+
+def test_spawning_an_existing_guest_is_refused(sim, drv, running):
+    inst = make_instance()
+    drv.spawn(Ctx(), inst, image(), [], None, {})
+    with pytest.raises(exception.InstanceExists):
+        drv.spawn(Ctx(), inst, image(), [], None, {})
+    assert drv.get_info(inst).state == power_state.RUNNING   # untouched

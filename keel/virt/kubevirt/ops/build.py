@@ -100,15 +100,21 @@ def spawn(drv, context, instance, image_meta, network_info, power_on):
     if drv.inventory.cluster_mode:
         # Kubernetes places the guest anywhere in the cluster.
         body["spec"]["template"]["spec"].pop("nodeSelector", None)
-    existing = client.get(kube.VM, instance.uuid)
+    existing = drv.guests.vm(instance.uuid)     # the watch cache, no GET
     if existing is not None and \
             not existing["metadata"].get("deletionTimestamp"):
         raise exception.InstanceExists(name=instance.uuid)
     if existing is not None:
+        # A reschedule back here while the old attempt is still going.
         _wait_gone(drv, instance.uuid, opts.delete_timeout)
     if disks.container_disk_image(image_meta, instance) is None:
         ensure_image(drv, context, instance, image_meta)
-    vm = client.create(kube.VM, body)
+    try:
+        vm = client.create(kube.VM, body)
+    except kube.KubeError as err:
+        if err.status == 409:
+            raise exception.InstanceExists(name=instance.uuid) from err
+        raise
     try:
         secret_labels = labels.instance_labels(instance.uuid, drv.host, node)
         secrets = [cloudinit.config_drive_secret(instance, network_info,
