@@ -5,7 +5,7 @@ with KubeVirt in software emulation is enough).  The guest boots from a
 containerDisk, so neither CDI nor Glance is needed:
 
     KEEL_KUBEVIRT_KUBECONFIG=~/.kube/config \\
-        .venv/bin/python -m pytest \
+        .venv/bin/python -m pytest \\
         tests/functional/kubevirt/test_real_cluster.py
 """
 import os
