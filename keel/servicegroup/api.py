@@ -124,6 +124,8 @@ class Heartbeat:
                 LOG.warning("Lost connection to nova-conductor for "
                             "reporting service status.")
         except exception.ServiceNotFound:
+            if self._reattach(ref):
+                return
             LOG.error("The services table record for the %s service on host "
                       "%s is gone. Stop this service if it was deleted, or "
                       "restart it to recreate the record.",
@@ -132,3 +134,27 @@ class Heartbeat:
         except Exception:  # noqa: BLE001 - keep beating after any fault
             LOG.exception("Unexpected error while reporting service status")
             self.disconnected = True
+
+    def _reattach(self, ref):
+        """Follow our record when its id is not the one we hold.
+
+        A record deleted by an operator stays deleted (Nova never recreates
+        it behind their back), but a live row for our host and binary under
+        another id is ours: beat on that one instead of failing forever.
+        """
+        from keel import objects
+        try:
+            current = objects.Service.get_by_host_and_binary(
+                ref._context, ref.host, ref.binary)
+        except Exception:  # noqa: BLE001 - the next beat tries again
+            LOG.debug("Could not look the service record up again",
+                      exc_info=True)
+            return False
+        if current is None or current.id == ref.id:
+            return False
+        LOG.warning("Service record of %s on %s has id %s, not %s; "
+                    "reporting on it from now on.", ref.binary, ref.host,
+                    current.id, ref.id)
+        self.service.service_ref = current
+        self.disconnected = False
+        return True

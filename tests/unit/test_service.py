@@ -242,3 +242,29 @@ def test_unreachable_database_fails_start_with_a_message(env, capsys):
     err = capsys.readouterr().err
     assert "cannot start: database unreachable" in err
     assert "Traceback" not in err
+
+
+def test_heartbeat_follows_its_record_when_the_id_is_stale(env):
+    svc = _service(env, report_interval=60)
+    stale = objects.Service.get_by_host_and_binary(
+        keel_context.get_admin_context(), "h1", "nova-compute")
+    real_id = stale.id
+    stale.id = real_id + 1000          # an id that has no row
+    stale.obj_reset_changes(["id"])
+    svc.service_ref = stale
+    beat = svc._heartbeat
+    before = _record().report_count
+    beat.report_state()                # finds the live row again
+    assert svc.service_ref.id == real_id
+    beat.report_state()                # and beats on it
+    assert _record().report_count == before + 1
+
+
+def test_heartbeat_does_not_recreate_a_deleted_record(env):
+    svc = _service(env, report_interval=60)
+    ref = svc.service_ref
+    _record().destroy()
+    svc._heartbeat.report_state()
+    assert _record() is None
+    assert svc._heartbeat.disconnected
+    assert svc.service_ref is ref
