@@ -195,3 +195,17 @@ def test_spawning_an_existing_guest_is_refused(sim, drv, running):
     with pytest.raises(exception.InstanceExists):
         drv.spawn(Ctx(), inst, image(), [], None, {})
     assert drv.get_info(inst).state == power_state.RUNNING   # untouched
+
+
+def test_cluster_provider_mode_lets_kubernetes_place_the_guest(
+        conf, sim, drv, running):
+    conf.set_override("cluster_provider", True, group="kubevirt")
+    inst = make_instance(node="kubevirt-cluster")
+    drv.spawn(Ctx(), inst, image(), [], None, {})
+    vm = sim.get("VirtualMachine", NS, inst.uuid)
+    assert "nodeSelector" not in vm["spec"]["template"]["spec"]
+    assert sim.get("VirtualMachineInstance", NS, inst.uuid)["status"][
+        "nodeName"] in ("node-1", "node-2")
+    drv.get_available_nodes(refresh=True)
+    res = drv.get_available_resource("kubevirt-cluster")
+    assert res["vcpus_used"] == 2

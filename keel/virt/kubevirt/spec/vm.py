@@ -68,3 +68,25 @@ def owned_by(body, vm):
         "name": vm["metadata"]["name"], "uid": vm["metadata"]["uid"],
         "blockOwnerDeletion": False}]
     return body
+
+
+def validate(flavor, image_meta):
+    """Raise KubeVirtUnsupported (an Invalid: HTTP 400 naming the property)
+    if a guest of ``flavor`` booted from ``image_meta`` cannot be expressed
+    in KubeVirt.  Needs no instance and no cluster, so the API can call it
+    when a server is created or resized."""
+    props = image_props(image_meta)
+    bus = domain_mod.disk_bus(props)
+    interfaces, _networks = networks_mod.render_networks([], props, "default")
+    probe = _Probe(flavor)
+    domain_mod.render_domain(probe, flavor, props,
+                             [{"name": "root", "disk": {"bus": bus}}],
+                             interfaces)
+
+
+class _Probe(object):
+    """Stands in for the instance: only its uuid feeds the domain."""
+    uuid = "00000000-0000-0000-0000-000000000000"
+
+    def __init__(self, flavor):
+        self.flavor = flavor

@@ -191,3 +191,13 @@ def test_label_values_stay_valid():
     assert labels.selector("cmp") == (
         "app.kubernetes.io/managed-by=openkeel-compute,"
         "keel.openstack.org/host=cmp")
+
+
+def test_validate_without_an_instance_for_the_api():
+    inst = make_instance({"hw:cpu_policy": "dedicated"})
+    vm_spec.validate(inst.flavor, make_image(hw_disk_bus="sata"))
+    with pytest.raises(KubeVirtUnsupported) as err:
+        vm_spec.validate(inst.flavor, make_image(hw_vif_model="netfront"))
+    assert "hw_vif_model" in err.value.format_message()
+    with pytest.raises(KubeVirtUnsupported):
+        vm_spec.validate(make_instance({"hw:numa_nodes": "4"}).flavor, None)
