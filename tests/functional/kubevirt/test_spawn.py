@@ -209,3 +209,25 @@ def test_cluster_provider_mode_lets_kubernetes_place_the_guest(
     drv.get_available_nodes(refresh=True)
     res = drv.get_available_resource("kubevirt-cluster")
     assert res["vcpus_used"] == 2
+
+
+def test_neutron_ports_become_multus_bridge_nics(sim, drv, running):
+    port = {"id": "0f1e2d3c-aaaa-4bbb-8ccc-000000000001",
+            "address": "fa:16:3e:12:34:56",
+            "network": {"id": "net-1", "meta": {"mtu": 1450}}}
+    inst = make_instance()
+    drv.spawn(Ctx(), inst, image(properties={"hw_vif_model": "e1000e"}), [],
+              None, {}, network_info=[port])
+    spec = sim.get("VirtualMachine", NS, inst.uuid)["spec"]["template"][
+        "spec"]
+    nics = spec["domain"]["devices"]["interfaces"]
+    assert nics[1] == {"name": "port-0f1e2d3c", "bridge": {},
+                       "model": "e1000e", "macAddress": "fa:16:3e:12:34:56"}
+    assert spec["networks"][1] == {"name": "port-0f1e2d3c", "multus": {
+        "networkName": "neutron-net-1"}}
+    vmi = sim.get("VirtualMachineInstance", NS, inst.uuid)
+    assert "fa:16:3e:12:34:56" in [i.get("mac") for i in
+                                   vmi["status"]["interfaces"]]
+    drive = _secret(sim, inst.uuid + "-configdrive")
+    links = json.loads(drive["networkdata"])["links"]
+    assert links[0]["ethernet_mac_address"] == "fa:16:3e:12:34:56"
