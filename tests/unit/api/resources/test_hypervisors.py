@@ -182,3 +182,23 @@ def test_member_is_forbidden(member_env, cells_db):  # noqa: F811
     assert call(member_env, "/v2.1/os-hypervisors").status_int == 403
     assert call(member_env, "/v2.1/os-hypervisors/statistics"
                 ).status_int == 403
+
+
+def test_down_cell_is_skipped_not_500(env, tmp_path):
+    from keel import context as keel_context
+    objects.CellMapping(
+        keel_context.get_admin_context(),
+        uuid="0e3c4c1a-5a5e-4a43-9d0e-3b9a1f6d7c88", name="broken",
+        transport_url="none:///",
+        # a database without the schema: every query in it fails
+        database_connection=f"sqlite:///{tmp_path}/empty.sqlite").create()
+    for version in ("2.1", "2.33", "2.53", "2.88"):
+        got = _get(env, "/detail", version)
+        assert got.status_int == 200, got.text
+        assert len(got.json["hypervisors"]) == 2
+    assert _get(env, "/statistics").json["hypervisor_statistics"][
+        "count"] == 2
+    n1 = env["nodes"]["n1"]
+    assert _get(env, f"/{n1.uuid}", "2.53").status_int == 200
+    assert _get(env, "?hypervisor_hostname_pattern=host", "2.53"
+                ).status_int == 200

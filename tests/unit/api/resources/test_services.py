@@ -92,7 +92,8 @@ def test_list_filters_and_zone_from_aggregate(api_env, services):
 
 
 @pytest.mark.parametrize("action,version,req,resp", [
-    ("disable-log-reason", "2.1", "os-services/service-disable-log-put-req.json",
+    ("disable-log-reason", "2.1",
+     "os-services/service-disable-log-put-req.json",
      "os-services/service-disable-log-put-resp.json"),
     ("enable", "2.1", "os-services/service-enable-put-req.json",
      "os-services/service-enable-put-resp.json"),
