@@ -22,14 +22,14 @@ from keel.api import wsgi
 from keel.api.handlers import flavor_routes
 from keel.api.handlers import proxies
 from keel.api.handlers import removed
-from keel.api.handlers import server_external_events
-from keel.api.handlers import simple_tenant_usage
-from keel.api.handlers import instance_actions
-from keel.api.handlers import migrations
-from keel.api.handlers import server_groups
 from keel.api.handlers import aggregates
 from keel.api.handlers import hypervisors
+from keel.api.handlers import instance_actions
+from keel.api.handlers import migrations
+from keel.api.handlers import server_external_events
+from keel.api.handlers import server_groups
 from keel.api.handlers import services
+from keel.api.handlers import simple_tenant_usage
 from keel.api.handlers import versions
 
 ROUTES = {
