@@ -139,7 +139,18 @@ def _mark_suspended(drv, instance, on):
 def suspend(drv, instance):
     """KubeVirt has no save-to-disk: a pause we mark as a suspension."""
     _mark_suspended(drv, instance, True)
-    pause(drv, instance)
+    # The mark must be in our cache before the VMI pauses, or the pause
+    # would be seen (and announced) as a plain PAUSED.
+    uuid = instance.uuid
+    drv.guests.wait(lambda: ((drv.guests.vm(uuid) or {}).get("metadata", {})
+                             .get("annotations") or {}).get(
+        status.SUSPENDED_ANNOTATION) == "true",
+        drv.conf.kubevirt.power_timeout)
+    _put(drv, instance, VMI, "pause", {},
+         already=(power_state.PAUSED, power_state.SUSPENDED))
+    _wait_state(drv, instance, (power_state.SUSPENDED,),
+                drv.conf.kubevirt.power_timeout, errors.InstanceStateTimeout,
+                "suspended")
 
 
 def resume(drv, instance):
