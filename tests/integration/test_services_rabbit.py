@@ -98,15 +98,18 @@ def _wait(predicate, timeout, what):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.fixture(scope="module")
-def deployment(tmp_path_factory):
+@pytest.fixture(scope="module", params=["mysql", "postgresql"])
+def deployment(request, tmp_path_factory):
+    # The same deployment on each production database: MariaDB (PyMySQL)
+    # and PostgreSQL (psycopg 3).
     _rabbit_or_skip()
-    tmp = tmp_path_factory.mktemp("services")
+    backend = request.param
+    tmp = tmp_path_factory.mktemp(f"services-{backend}")
     tag = uuid.uuid4().hex[:8]
-    api_url = databases.create_mariadb("keel_api")
-    cell_url = databases.create_mariadb("keel_cell")
-    cell0_url = databases.create_mariadb("keel_cell0")
-    placement_url = databases.create_mariadb("keel_placement")
+    api_url = databases.create(backend, "keel_api")
+    cell_url = databases.create(backend, "keel_cell")
+    cell0_url = databases.create(backend, "keel_cell0")
+    placement_url = databases.create(backend, "keel_placement")
     # A private exchange keeps this run apart from anything else on the
     # shared broker; everything else is the production configuration.
     common = (f"[DEFAULT]\ntransport_url = {databases.RABBIT_URL}\n"
@@ -178,11 +181,13 @@ def deployment(tmp_path_factory):
 
 
 def _services(engine):
+    from keel.db.cell import models
+    cols = [getattr(models.Service, name) for name in (
+        "host", "binary", "topic", "report_count", "updated_at",
+        "last_seen_up", "created_at", "forced_down", "version")]
     with engine.connect() as conn:
-        rows = conn.execute(sa.text(
-            "SELECT host, `binary`, topic, report_count, updated_at, "
-            "last_seen_up, created_at, forced_down, version FROM services "
-            "WHERE deleted = 0")).mappings().all()
+        rows = conn.execute(sa.select(*cols).where(
+            models.Service.deleted == 0)).mappings().all()
     return {row["host"]: dict(row) for row in rows}
 
 
