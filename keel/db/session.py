@@ -129,10 +129,21 @@ def cell_context_manager(connection=None):
         raise RuntimeError("[database]/connection is not set")
     with _lock:
         ctx_mgr = _cell_contexts.get(url)
-        if ctx_mgr is None:
-            ctx_mgr = _new_context_manager(**opts)
-            _install_sqlite_pragmas(ctx_mgr.writer.get_engine())
-            _cell_contexts[url] = ctx_mgr
+        if ctx_mgr is not None:
+            return ctx_mgr
+        ctx_mgr = _new_context_manager(**opts)
+        if url.startswith("sqlite"):
+            # SQLite needs its pragmas before the first transaction, so its
+            # (local, fast) engine starts now. A file that cannot be opened
+            # is not cached: the error surfaces where the cell is used
+            # (inside scatter-gather's per-cell handling), not while a
+            # context is merely being targeted. Other URLs start lazily,
+            # so a down cell never blocks target_cell() with connect retries.
+            try:
+                _install_sqlite_pragmas(ctx_mgr.writer.get_engine())
+            except Exception:  # noqa: BLE001 - reported on first use
+                return ctx_mgr
+        _cell_contexts[url] = ctx_mgr
         return ctx_mgr
 
 

@@ -41,3 +41,21 @@ def test_cells_run_in_parallel(tmp_path):
                                      5, lambda c: time.sleep(0.3) or 1)
     assert sorted(out.values()) == [1, 1, 1, 1]
     assert time.monotonic() - start < 1.0
+
+
+def test_a_cell_whose_database_cannot_open_is_a_failure_not_a_raise(tmp_path):
+    from keel.db import session
+    import sqlalchemy as sa
+
+    good = _Cell("good", tmp_path)
+    bad = _Cell("bad", tmp_path)
+    bad.database_connection = f"sqlite:///{tmp_path}/missing/dir/bad.db"
+
+    def fn(cctx):
+        with session.cell_reader(cctx) as s:
+            return s.execute(sa.text("SELECT 1")).scalar()
+
+    out = cells.scatter_gather_cells(context.get_admin_context(),
+                                     [good, bad], 5, fn)
+    assert out["good"] == 1
+    assert isinstance(out["bad"], Exception)
