@@ -414,3 +414,11 @@ class InvalidKeypair(Invalid):
 
 class KeypairLimitExceeded(OverQuota):
     msg_fmt = "Quota exceeded, too many key pairs."
+
+
+class RequestFilterFailed(NovaException):
+    msg_fmt = "Scheduling failed: %(reason)s"
+
+
+class SchedulerHostFilterNotFound(NotFound):
+    msg_fmt = "Scheduler Host Filter %(filter_name)s could not be found."
