@@ -34,9 +34,48 @@ def _operations():
                                id=f"{method.upper()} {template}")
 
 
+@pytest.fixture(scope="module")
+def databases(tmp_path_factory):
+    """An API database and two cells (cell0 + cell1) on SQLite, migrated
+    once for the module: routes that read the databases must answer the
+    fuzzed requests with 4xx, never 500, as they would in a deployment."""
+    from keel import context
+    from keel.db import migration
+    from keel.db import session
+    from keel import objects
+
+    tmp = tmp_path_factory.mktemp("fuzzdb")
+    urls = {name: f"sqlite:///{tmp}/{name}.sqlite"
+            for name in ("api", "cell0", "cell1")}
+    saved = (CONF.api_database.connection, CONF.database.connection)
+    CONF.set_override("connection", urls["api"], group="api_database")
+    CONF.set_override("connection", urls["cell1"], group="database")
+    try:
+        migration.db_sync("api")
+        migration.db_sync("main", connection=urls["cell0"])
+        migration.db_sync("main", connection=urls["cell1"])
+        objects.register_all()
+        ctx = context.get_admin_context()
+        objects.CellMapping(ctx, uuid=objects.CellMapping.CELL0_UUID,
+                            name="cell0", transport_url="none:///",
+                            database_connection=urls["cell0"]).create()
+        objects.CellMapping(ctx, uuid=schema_cases.UUID, name="cell1",
+                            transport_url="fake:/",
+                            database_connection=urls["cell1"]).create()
+    finally:
+        CONF.clear_override("connection", group="api_database")
+        CONF.clear_override("connection", group="database")
+    yield urls
+    session.reset()
+    del saved
+
+
 @pytest.fixture
-def app(conf):
+def app(conf, databases):
     conf.config(auth_strategy="keel-development", group="api")
+    conf.config(connection=databases["api"], group="api_database")
+    conf.config(connection=databases["cell1"], group="database")
+    conf.config(transport_url="fake:/")
     return deploy.deploy(CONF)
 
 
