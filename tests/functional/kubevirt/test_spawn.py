@@ -231,3 +231,14 @@ def test_neutron_ports_become_multus_bridge_nics(sim, drv, running):
     drive = _secret(sim, inst.uuid + "-configdrive")
     links = json.loads(drive["networkdata"])["links"]
     assert links[0]["ethernet_mac_address"] == "fa:16:3e:12:34:56"
+
+
+def test_image_pull_error_fails_the_build(sim, drv, running):
+    inst = make_instance(system_metadata={
+        "image_kubevirt_container_disk": "registry.invalid/nope:1"})
+    sim.image_pull_error(inst.uuid)
+    with pytest.raises(errors.InstanceDeployFailure) as err:
+        drv.spawn(Ctx(), inst, image(), [], None, {})
+    assert "ErrImagePull" in str(err.value) or \
+        "ImagePullBackOff" in str(err.value)
+    assert sim.get("VirtualMachine", NS, inst.uuid) is None
