@@ -63,7 +63,12 @@ class KubeVirtDriver(driver.ComputeDriver):
             if self._guests is None:
                 guests = guests_mod.Guests(self.kube, self.host,
                                            self.emit_event)
-                guests.start()
+                try:
+                    guests.start()
+                except kube.KubeError as err:
+                    guests.stop()
+                    LOG.error("Kubernetes API unavailable: %s", err)
+                    raise exception.HypervisorUnavailable() from err
                 self._guests = guests
         return self._guests
 

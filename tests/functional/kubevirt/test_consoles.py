@@ -55,3 +55,17 @@ def test_loaded_by_compute_driver_name(conf):
     assert traits["COMPUTE_SECURITY_UEFI_SECURE_BOOT"] is True
     assert traits["COMPUTE_IMAGE_TYPE_QCOW2"] is True
     drv.cleanup_host("c1")      # nothing was connected: nothing to close
+
+
+def test_unreachable_cluster_is_hypervisor_unavailable(conf, sim):
+    conf.set_override("api_retries", 0, group="kubevirt")
+    sim.fail_requests("list", "virtualmachines", status=503, count=None)
+    drv = kv_driver.KubeVirtDriver(host="c1", conf=conf)
+    try:
+        with pytest.raises(exception.HypervisorUnavailable):
+            drv.init_host("c1")
+        sim.clear_faults()
+        drv.init_host("c1")               # the next attempt connects
+        assert drv.list_instance_uuids() == []
+    finally:
+        drv.cleanup_host("c1")
