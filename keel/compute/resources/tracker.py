@@ -179,6 +179,9 @@ class ResourceTracker(object):
         _set_if_changed(cn, "free_ram_mb", resources["memory_mb"] - mem_used)
         _set_if_changed(cn, "free_disk_gb", resources["local_gb"] - disk_used)
         _set_if_changed(cn, "current_workload", 0)
+        # Nova records the compute host's [DEFAULT]/my_ip on the node (the
+        # hypervisor's host_ip in the API).
+        _set_if_changed(cn, "host_ip", self.conf.my_ip)
         try:
             running = self.driver.get_num_instances()
         except NotImplementedError:

@@ -83,6 +83,7 @@ def test_two_hosts_get_records_and_providers(ctx):
         assert cn.uuid == drv.node_uuid
         assert cn.hypervisor_type == "fake"
         assert cn.hypervisor_version == 1000
+        assert str(cn.host_ip) == CONF.my_ip
         assert [s.to_list() for s in cn.supported_hv_specs] == [
             ["x86_64", "kvm", "hvm"]]
         assert cn.cpu_allocation_ratio == 16.0
