@@ -65,7 +65,10 @@ class AllInOne:
                             topic="scheduler",
                             manager=scheduler_manager.SchedulerManager(host)),
         ]
-        self.services += compute_cmd.build_services(self.layout.hosts)
+        # KubeVirt: one compute service for the cluster (its nodes are the
+        # compute nodes); fake driver: one service per simulated host.
+        count = None if self.layout.kubevirt else self.layout.hosts
+        self.services += compute_cmd.build_services(count)
         for svc in self.services:
             svc.start()
 

@@ -21,6 +21,7 @@ class Layout:
         self.placement_port = placement_port
         self.hosts = hosts
         self.host_base = host_base
+        self.kubevirt = False
 
     @property
     def api_db(self):
@@ -65,3 +66,13 @@ def apply(conf, layout, placement_endpoint):
                       group="placement")
     # One process: heartbeats and periodic tasks need not be spread out.
     conf.set_override("periodic_fuzzy_delay", 0)
+
+
+def use_kubevirt(conf, layout, kubeconfig):
+    """Guests on KubeVirt: one compute service for the whole cluster; its
+    driver exposes one compute node per schedulable Kubernetes node."""
+    conf.set_override("compute_driver", "kubevirt.KubeVirtDriver")
+    conf.set_override("kubeconfig", os.path.abspath(kubeconfig),
+                      group="kubevirt")
+    layout.hosts = 1
+    layout.kubevirt = True

@@ -3,7 +3,11 @@
 Options beyond the usual ``--config-file``/``--config-dir``:
 ``--state-dir DIR`` (databases; default ./state), ``--hosts N`` (simulated
 compute hosts; default 1), ``--listen ADDR`` (default 127.0.0.1),
-``--api-port`` (8774), ``--placement-port`` (8778).
+``--api-port`` (8774), ``--placement-port`` (8778), ``--kubeconfig FILE``
+(run the compute on the KubeVirt driver against that cluster: one compute
+service, one compute node per schedulable Kubernetes node) and
+``--kubesim N`` (the same, against the bundled Kubernetes/KubeVirt simulator
+with N nodes, for demonstrations).
 """
 import argparse
 import signal
@@ -24,9 +28,18 @@ def _parse(argv):
     parser.add_argument("--host-name", default=None,
                         help="base name of the simulated compute hosts "
                              "(default [DEFAULT]/host)")
+    parser.add_argument("--kubeconfig", default=None,
+                        help="run guests on KubeVirt in this cluster")
+    parser.add_argument("--kubesim", type=int, default=None, metavar="N",
+                        help="run guests on the bundled Kubernetes/KubeVirt "
+                             "simulator with N nodes")
     known, rest = parser.parse_known_args(argv)
     if known.hosts < 1:
         parser.error("--hosts must be at least 1")
+    if known.kubeconfig and known.kubesim:
+        parser.error("--kubeconfig and --kubesim exclude each other")
+    if known.kubesim is not None and known.kubesim < 1:
+        parser.error("--kubesim needs at least 1 node")
     return known, rest
 
 
@@ -40,6 +53,13 @@ def main(argv):
                              api_port=args.api_port,
                              placement_port=args.placement_port,
                              hosts=args.hosts, host_base=args.host_name)
+    sim = None
+    kubeconfig = args.kubeconfig
+    if args.kubesim:
+        sim = _start_kubesim(args.kubesim)
+        kubeconfig = sim.kubeconfig_path
+    if kubeconfig:
+        settings.use_kubevirt(CONF, layout, kubeconfig)
     aio = runner.AllInOne(layout)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -59,4 +79,17 @@ def main(argv):
         pass
     print("Stopping...", flush=True)
     aio.stop()
+    if sim is not None:
+        sim.stop()
     return 0
+
+
+def _start_kubesim(nodes):
+    """The bundled simulator, controllers running on their own."""
+    from keel.kubesim import KubeSim
+    sim = KubeSim()
+    sim.start()
+    for i in range(1, nodes + 1):
+        sim.add_node(f"node-{i}")
+    sim.start_controllers()
+    return sim

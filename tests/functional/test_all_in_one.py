@@ -28,7 +28,7 @@ def _free_port():
 
 
 class AllInOne:
-    def __init__(self, state_dir, hosts, config):
+    def __init__(self, state_dir, hosts, config, extra=()):
         self.api_port = _free_port()
         self.placement_port = _free_port()
         self.log = open(state_dir.parent / f"aio-{self.api_port}.log", "w+")
@@ -37,7 +37,7 @@ class AllInOne:
              "--state-dir", str(state_dir), "--hosts", str(hosts),
              "--api-port", str(self.api_port),
              "--placement-port", str(self.placement_port),
-             "--host-name", "sim", "--config-file", str(config)],
+             "--host-name", "sim", "--config-file", str(config), *extra],
             stdout=self.log, stderr=subprocess.STDOUT, text=True)
         self.api = f"http://127.0.0.1:{self.api_port}"
         self.placement = f"http://127.0.0.1:{self.placement_port}"
@@ -177,3 +177,30 @@ def _aio_conf(tmp_path, state):
         "[database]\n"
         f"connection = sqlite:///{state}/nova_cell1.sqlite\n")
     return path
+
+
+def test_all_in_one_on_kubevirt_has_a_provider_per_kubernetes_node(
+        tmp_path, config):
+    # --kubesim: the same all-in-one with its compute on the KubeVirt
+    # driver, against the bundled Kubernetes/KubeVirt API simulator.
+    aio = AllInOne(tmp_path / "state", hosts=1, config=config,
+                   extra=("--kubesim", "2"))
+    try:
+        aio.wait_ready()
+        providers = _wait_for(lambda: len(_providers(aio)) == 2 and
+                              _providers(aio))
+        assert sorted(p["name"] for p in providers) == ["node-1", "node-2"]
+        for rp in providers:
+            inv = _inventories(aio, rp["uuid"])
+            assert inv["VCPU"]["total"] > 0
+            assert inv["MEMORY_MB"]["total"] > 0
+        hyps = requests.get(
+            aio.api + "/v2.1/os-hypervisors/detail",
+            headers={"OpenStack-API-Version": "compute 2.88"}, timeout=10)
+        assert hyps.status_code == 200, hyps.text
+        assert {h["hypervisor_type"] for h in
+                hyps.json()["hypervisors"]} == {"kubevirt"}
+        code, _ = aio.interrupt()
+        assert code == 0, aio.output()
+    finally:
+        aio.kill()
