@@ -1,9 +1,9 @@
 """Scheduler RPC endpoint (4.5).
 
-Besides scheduling (added by the scheduling issue: until then a
-select_destinations call fails with NoSuchMethod), the scheduler keeps a view
-of which instances each host runs and which aggregates each host is in, fed
-by the computes' fanout casts; filters such as affinity read it.
+``select_destinations`` picks and claims hosts (see driver.py).  Besides
+scheduling, the scheduler keeps a view of which instances each host runs
+and which aggregates each host is in, fed by the computes' fanout casts;
+the host states of a request take their instance lists from it.
 """
 import collections
 import threading
@@ -12,10 +12,13 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from keel.conf import CONF
+from keel import exception
 from keel import manager
 from keel.rpc import versions
 
 LOG = logging.getLogger(__name__)
+
+_SENTINEL = object()
 
 
 def _load_host_instances(context, host_name):
@@ -151,6 +154,36 @@ class SchedulerManager(manager.Manager):
         super().__init__(host=host or CONF.host, service_name="scheduler")
         self.host_instances = HostInstanceView()
         self.aggregates = AggregateView()
+        from keel.scheduler import driver
+        self.driver = driver.Scheduler(instance_view=self.host_instances)
+
+    @messaging.expected_exceptions(exception.NoValidHost)
+    def select_destinations(self, context, request_spec=None,
+                            filter_properties=None, spec_obj=_SENTINEL,
+                            instance_uuids=None, return_objects=False,
+                            return_alternates=False):
+        """Hosts for the instances of ``spec_obj``, claimed in Placement.
+
+        With ``return_objects`` a list (one per instance) of lists of
+        Selection: the claimed host, then up to [scheduler]/max_attempts - 1
+        alternates of the same cell when ``return_alternates``; otherwise
+        the legacy host dicts of the claimed hosts.
+        """
+        from keel import objects
+
+        if spec_obj is _SENTINEL:
+            spec_obj = objects.RequestSpec.from_primitives(
+                context, request_spec or {}, filter_properties or {})
+        LOG.debug("Starting to schedule for instances: %s", instance_uuids)
+        chosen = self.driver.select_destinations(
+            context, spec_obj, instance_uuids,
+            return_alternates=return_alternates)
+        selections = [[objects.Selection.from_host_state(
+            host, allocation_request=areq, allocation_request_version=ver)
+            for host, areq, ver in per_instance] for per_instance in chosen]
+        if return_objects:
+            return selections
+        return [sel[0].to_dict() for sel in selections]
 
     def update_aggregates(self, ctxt, aggregates):
         self.aggregates.update(aggregates)

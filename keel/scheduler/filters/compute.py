@@ -1,0 +1,39 @@
+"""ComputeFilter and AvailabilityZoneFilter."""
+from keel.conf import CONF
+from keel.scheduler import filters
+from keel import servicegroup
+
+
+class ComputeFilter(filters.BaseHostFilter):
+    """Only hosts whose compute service is enabled and up."""
+    run_filter_once_per_request = True
+
+    def __init__(self):
+        self.servicegroup_api = servicegroup.API()
+
+    def host_passes(self, host_state, spec):
+        service = host_state.service
+        if service is None:
+            return False
+        if service.disabled:
+            return False
+        return bool(self.servicegroup_api.is_up(service))
+
+
+def host_zones(host_state):
+    zones = {a.availability_zone for a in host_state.aggregates or []
+             if a.availability_zone}
+    return zones or {CONF.default_availability_zone}
+
+
+class AvailabilityZoneFilter(filters.BaseHostFilter):
+    """The host is in the requested availability zone (its aggregates'
+    zones, or [DEFAULT]/default_availability_zone)."""
+    run_filter_once_per_request = True
+
+    def host_passes(self, host_state, spec):
+        az = spec.availability_zone if spec.obj_attr_is_set(
+            "availability_zone") else None
+        if not az:
+            return True
+        return az in host_zones(host_state)

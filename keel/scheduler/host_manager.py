@@ -1,0 +1,221 @@
+"""Host states: what the filters and weighers know about each candidate.
+
+A scheduling request loads the compute nodes Placement returned (by
+provider uuid), their compute services and the uuids of the instances on
+those hosts with one query each per cell (cells in parallel), plus the host
+aggregates with one API-database query.  Usage comes from Placement's
+provider summaries when they have it (fresher than the compute node rows).
+"""
+import logging
+import math
+
+from keel.conf import CONF
+from keel.db import cells as cells_db
+
+LOG = logging.getLogger(__name__)
+
+COMPUTE_BINARY = "nova-compute"
+
+
+class HostState:
+    """One compute node as a scheduling candidate."""
+
+    def __init__(self, host, nodename, cell_uuid):
+        self.host = host
+        self.nodename = nodename
+        self.cell_uuid = cell_uuid
+        self.uuid = None
+        self.service = None
+        self.compute = None
+        self.free_ram_mb = 0
+        self.total_usable_ram_mb = 0
+        self.free_disk_mb = 0
+        self.total_usable_disk_gb = 0
+        self.vcpus_total = 0
+        self.vcpus_used = 0
+        self.cpu_allocation_ratio = 1.0
+        self.ram_allocation_ratio = 1.0
+        self.disk_allocation_ratio = 1.0
+        self.hypervisor_type = None
+        self.hypervisor_version = None
+        self.hypervisor_hostname = None
+        self.cpu_info = None
+        self.supported_instances = []
+        self.stats = {}
+        self.num_instances = 0
+        self.failed_builds = 0
+        self.aggregates = []
+        self.instances = {}
+        self.limits = {}
+        self.availability_zone = CONF.default_availability_zone
+        self.allocation_candidates = []
+        self.traits = set()
+
+    def __repr__(self):
+        return "(%s, %s) ram: %sMB disk: %sMB vcpus: %s/%s instances: %s" % (
+            self.host, self.nodename, self.free_ram_mb, self.free_disk_mb,
+            self.vcpus_used, self.vcpus_total, self.num_instances)
+
+    def update_from_compute_node(self, node):
+        self.compute = node
+        self.uuid = node.uuid
+        self.hypervisor_hostname = node.hypervisor_hostname
+        self.total_usable_ram_mb = node.memory_mb
+        self.free_ram_mb = node.memory_mb - node.memory_mb_used
+        self.total_usable_disk_gb = node.local_gb
+        self.free_disk_mb = (node.local_gb - node.local_gb_used) * 1024
+        self.vcpus_total = node.vcpus
+        self.vcpus_used = node.vcpus_used
+        self.cpu_allocation_ratio = node.cpu_allocation_ratio
+        self.ram_allocation_ratio = node.ram_allocation_ratio
+        self.disk_allocation_ratio = node.disk_allocation_ratio
+        self.hypervisor_type = node.hypervisor_type
+        self.hypervisor_version = node.hypervisor_version
+        self.cpu_info = node.cpu_info
+        self.supported_instances = [
+            (s.arch, s.hv_type, s.vm_mode)
+            for s in (node.supported_hv_specs
+                      if node.obj_attr_is_set("supported_hv_specs") else [])
+            or []]
+        self.stats = dict(node.stats or {}) if node.obj_attr_is_set(
+            "stats") else {}
+        self.num_instances = int(self.stats.get("num_instances", 0) or 0)
+        self.failed_builds = int(self.stats.get("failed_builds", 0) or 0)
+
+    def update_from_provider_summary(self, summary):
+        """Placement's usage of this node's root provider."""
+        resources = summary.get("resources") or {}
+        mem = resources.get("MEMORY_MB")
+        if mem is not None:
+            self.free_ram_mb = self.total_usable_ram_mb - mem["used"]
+        cpu = resources.get("VCPU")
+        if cpu is not None:
+            self.vcpus_used = cpu["used"]
+        disk = resources.get("DISK_GB")
+        if disk is not None:
+            self.free_disk_mb = (self.total_usable_disk_gb
+                                 - disk["used"]) * 1024
+        self.traits = set(summary.get("traits") or ())
+
+    def consume_from_request(self, spec):
+        """Account for an instance just placed here (multi-create)."""
+        flavor = spec.flavor
+        disk_gb = flavor.ephemeral_gb + (0 if getattr(spec, "is_bfv", False)
+                                         else flavor.root_gb)
+        disk_gb += int(math.ceil((flavor.swap or 0) / 1024.0))
+        self.free_ram_mb -= flavor.memory_mb
+        self.free_disk_mb -= disk_gb * 1024
+        self.vcpus_used += flavor.vcpus
+        self.num_instances += 1
+
+
+def _load_cell(cctxt, node_uuids, skip_instances_for):
+    """(nodes, services by host, instance uuids by host) of one cell."""
+    from keel import objects
+
+    nodes = list(objects.ComputeNodeList.get_all_by_uuids(cctxt, node_uuids))
+    hosts = {n.host for n in nodes}
+    services = {}
+    if hosts:
+        for svc in objects.ServiceList.get_by_binary(
+                cctxt, COMPUTE_BINARY, include_disabled=True):
+            if svc.host in hosts:
+                services[svc.host] = svc
+    need = sorted(hosts - set(skip_instances_for))
+    instances = (objects.InstanceList.get_uuids_by_hosts(cctxt, need)
+                 if need else {})
+    return nodes, services, instances
+
+
+class HostManager:
+
+    def __init__(self, instance_view=None):
+        self.instance_view = instance_view
+        self._cells = None
+
+    def cells(self, ctxt, refresh=False):
+        from keel import objects
+
+        if self._cells is None or refresh:
+            self._cells = [c for c in objects.CellMappingList.get_all(ctxt)
+                           if c.uuid != objects.CellMapping.CELL0_UUID]
+        return self._cells
+
+    def _cells_for(self, ctxt, spec):
+        dest = spec.requested_destination if spec is not None and \
+            spec.obj_attr_is_set("requested_destination") else None
+        cell = dest.cell if dest is not None and dest.obj_attr_is_set(
+            "cell") else None
+        if cell is not None:
+            return [cell]
+        return self.cells(ctxt)
+
+    def get_host_states_by_uuids(self, ctxt, node_uuids, spec=None,
+                                 provider_summaries=None, aggregates=None):
+        from keel import objects
+
+        node_uuids = list(node_uuids)
+        if not node_uuids:
+            return []
+        tracked = [h for h in (self.instance_view.hosts()
+                               if self.instance_view else [])
+                   if self.instance_view.is_updated(h)]
+        results = cells_db.scatter_gather_cells(
+            ctxt, self._cells_for(ctxt, spec), None, _load_cell,
+            node_uuids, tracked)
+        aggs_by_host = {}
+        if aggregates is None:
+            aggregates = objects.AggregateList.get_all(ctxt)
+        for agg in aggregates:
+            for host in agg.hosts or []:
+                aggs_by_host.setdefault(host, []).append(agg)
+        summaries = provider_summaries or {}
+        states = []
+        for cell_uuid, result in results.items():
+            if cells_db.is_cell_failure_sentinel(result):
+                LOG.warning("Cell %s did not answer (%s); its hosts are "
+                            "not considered", cell_uuid, result)
+                continue
+            nodes, services, instances = result
+            for node in nodes:
+                state = HostState(node.host, node.hypervisor_hostname,
+                                  cell_uuid)
+                state.update_from_compute_node(node)
+                if node.uuid in summaries:
+                    state.update_from_provider_summary(summaries[node.uuid])
+                state.service = services.get(node.host)
+                state.aggregates = aggs_by_host.get(node.host, [])
+                zones = sorted({a.availability_zone for a in state.aggregates
+                                if a.availability_zone})
+                if zones:
+                    state.availability_zone = ",".join(zones)
+                if node.host in tracked:
+                    state.instances = self.instance_view.instances(node.host)
+                else:
+                    state.instances = dict.fromkeys(
+                        instances.get(node.host, ()))
+                state.num_instances = max(state.num_instances,
+                                          len(state.instances))
+                states.append(state)
+        return states
+
+
+def strip_ignored_and_forced(host_states, spec):
+    """Drop ``ignore_hosts``; with ``force_hosts`` / ``force_nodes`` keep
+    only those.  Returns (hosts, forced) — forced hosts skip the filters."""
+    def names(field):
+        if not spec.obj_attr_is_set(field):
+            return []
+        return [n.lower() for n in getattr(spec, field) or []]
+
+    ignore = set(names("ignore_hosts"))
+    hosts = [h for h in host_states if h.host.lower() not in ignore]
+    force_hosts, force_nodes = set(names("force_hosts")), set(
+        names("force_nodes"))
+    if not (force_hosts or force_nodes):
+        return hosts, False
+    if force_hosts:
+        hosts = [h for h in hosts if h.host.lower() in force_hosts]
+    if force_nodes:
+        hosts = [h for h in hosts if h.nodename.lower() in force_nodes]
+    return hosts, True

@@ -1,0 +1,106 @@
+"""Host weighers: each scores the hosts that passed the filters.
+
+Per weigher the raw values are normalised to [0, 1] over the hosts (the
+lowest gets 0, the highest 1; all equal gives 0), multiplied by the
+weigher's multiplier and summed; the best host has the highest total.
+A multiplier can be overridden per host by the same-named metadata key of
+its aggregates (the smallest value wins when several aggregates set it).
+"""
+import logging
+
+from keel.conf import CONF
+
+LOG = logging.getLogger(__name__)
+
+ALL_WEIGHERS_ALIAS = "nova.scheduler.weights.all_weighers"
+
+
+def normalize(values, minval=None, maxval=None):
+    values = list(values)
+    if not values:
+        return []
+    lo = min(values) if minval is None else minval
+    hi = max(values) if maxval is None else maxval
+    if lo == hi:
+        return [0.0] * len(values)
+    span = float(hi - lo)
+    return [(v - lo) / span for v in values]
+
+
+def aggregate_multiplier(host_state, key, default):
+    found = []
+    for agg in host_state.aggregates or []:
+        value = (agg.metadata or {}).get(key)
+        if value is None:
+            continue
+        try:
+            found.append(float(value))
+        except ValueError:
+            LOG.warning("Could not decode %s=%r of aggregate %s", key, value,
+                        getattr(agg, "name", "?"))
+    return min(found) if found else default
+
+
+class BaseHostWeigher:
+    minval = None
+    maxval = None
+    option = None        # [filter_scheduler] option of the multiplier
+
+    @property
+    def name(self):
+        return type(self).__name__
+
+    def weight_multiplier(self, host_state):
+        default = getattr(CONF.filter_scheduler, self.option)
+        return aggregate_multiplier(host_state, self.option, default)
+
+    def weigh(self, host_state, spec):
+        raise NotImplementedError
+
+
+class WeighedHost:
+    def __init__(self, host_state, weight=0.0):
+        self.obj = host_state
+        self.weight = weight
+
+    def __repr__(self):
+        return "WeighedHost [host: %r, weight: %s]" % (self.obj, self.weight)
+
+
+def all_weighers():
+    from keel.scheduler.weighers import affinity
+    from keel.scheduler.weighers import resources
+
+    classes = {}
+    for mod in (resources, affinity):
+        for obj in vars(mod).values():
+            if isinstance(obj, type) and issubclass(obj, BaseHostWeigher) \
+                    and not obj.__name__.startswith("_") \
+                    and obj is not BaseHostWeigher:
+                classes[obj.__name__] = obj
+    return classes
+
+
+def load_weighers(names):
+    known = all_weighers()
+    result = []
+    for name in names:
+        if name == ALL_WEIGHERS_ALIAS:
+            result.extend(cls() for _, cls in sorted(known.items()))
+            continue
+        short = name.rsplit(".", 1)[-1]
+        if short not in known:
+            raise ValueError("Unknown weigher %s" % name)
+        result.append(known[short]())
+    return result
+
+
+def weigh_hosts(weighers, host_states, spec):
+    """WeighedHosts sorted best first (ties keep the input order)."""
+    weighed = [WeighedHost(h) for h in host_states]
+    for weigher in weighers:
+        raw = [weigher.weigh(w.obj, spec) for w in weighed]
+        for w, norm in zip(weighed, normalize(raw, weigher.minval,
+                                              weigher.maxval)):
+            w.weight += weigher.weight_multiplier(w.obj) * norm
+    return sorted(weighed, key=lambda w: -w.weight)

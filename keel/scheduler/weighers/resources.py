@@ -1,0 +1,37 @@
+"""Resource weighers: free RAM, free vCPUs, free disk (a positive
+multiplier spreads, a negative one stacks) and recent build failures."""
+from keel.scheduler import weighers
+
+
+class RAMWeigher(weighers.BaseHostWeigher):
+    option = "ram_weight_multiplier"
+
+    def weigh(self, host_state, spec):
+        return host_state.free_ram_mb
+
+
+class CPUWeigher(weighers.BaseHostWeigher):
+    option = "cpu_weight_multiplier"
+
+    def weigh(self, host_state, spec):
+        total = host_state.vcpus_total * host_state.cpu_allocation_ratio
+        return total - host_state.vcpus_used
+
+
+class DiskWeigher(weighers.BaseHostWeigher):
+    option = "disk_weight_multiplier"
+
+    def weigh(self, host_state, spec):
+        return host_state.free_disk_mb
+
+
+class BuildFailureWeigher(weighers.BaseHostWeigher):
+    """Hosts that recently failed builds sink (the multiplier counts
+    against the number of failures)."""
+    option = "build_failure_weight_multiplier"
+
+    def weight_multiplier(self, host_state):
+        return -1.0 * super().weight_multiplier(host_state)
+
+    def weigh(self, host_state, spec):
+        return host_state.failed_builds
