@@ -1,0 +1,91 @@
+import uuid
+
+import pytest
+
+from keel.conf import CONF
+from keel import objects
+from keel.scheduler import weighers
+from keel.scheduler.weighers import affinity
+from keel.scheduler.weighers import resources
+from tests.unit.scheduler.conftest import make_aggregate
+from tests.unit.scheduler.conftest import make_host
+from tests.unit.scheduler.conftest import make_spec
+
+
+def order(weigher_list, hosts, spec=None):
+    return [w.obj.host for w in weighers.weigh_hosts(
+        weigher_list, hosts, spec or make_spec())]
+
+
+def test_normalize():
+    assert weighers.normalize([]) == []
+    assert weighers.normalize([5, 5]) == [0.0, 0.0]
+    assert weighers.normalize([1, 3, 2]) == [0.0, 1.0, 0.5]
+    assert weighers.normalize([1, 3], minval=0, maxval=4) == [0.25, 0.75]
+
+
+def test_all_weighers_load():
+    names = {w.name for w in weighers.load_weighers(
+        CONF.filter_scheduler.weight_classes)}
+    assert names == {"RAMWeigher", "CPUWeigher", "DiskWeigher",
+                     "BuildFailureWeigher", "ServerGroupSoftAffinityWeigher",
+                     "ServerGroupSoftAntiAffinityWeigher"}
+    assert [w.name for w in weighers.load_weighers(
+        ["nova.scheduler.weights.ram.RAMWeigher"])] == ["RAMWeigher"]
+    with pytest.raises(ValueError):
+        weighers.load_weighers(["NoSuchWeigher"])
+
+
+def test_ram_weigher_spreads_and_stacks(override):
+    hosts = [make_host("small", 512), make_host("big", 4096),
+             make_host("mid", 2048)]
+    assert order([resources.RAMWeigher()], hosts) == ["big", "mid", "small"]
+    override("ram_weight_multiplier", -1.0, "filter_scheduler")
+    assert order([resources.RAMWeigher()], hosts) == ["small", "mid", "big"]
+
+
+def test_multiplier_from_aggregate_metadata():
+    stack = make_aggregate({"ram_weight_multiplier": "-2"})
+    hosts = [make_host("big", 4096, aggregates=[stack]),
+             make_host("small", 512)]
+    # big: -2 * 1.0; small: 1 * 0.0.
+    result = weighers.weigh_hosts([resources.RAMWeigher()], hosts,
+                                  make_spec())
+    assert [(w.obj.host, w.weight) for w in result] == [
+        ("small", 0.0), ("big", -2.0)]
+
+
+def test_cpu_and_disk_weighers():
+    a = make_host("a", vcpus_total=8, vcpus_used=6, cpu_allocation_ratio=1.0,
+                  free_disk_mb=100)
+    b = make_host("b", vcpus_total=4, vcpus_used=0, cpu_allocation_ratio=1.0,
+                  free_disk_mb=50)
+    assert order([resources.CPUWeigher()], [a, b]) == ["b", "a"]
+    assert order([resources.DiskWeigher()], [b, a]) == ["a", "b"]
+
+
+def test_build_failures_outweigh_ram():
+    failing = make_host("failing", 8192, failed_builds=2)
+    healthy = make_host("healthy", 512)
+    ws = [resources.RAMWeigher(), resources.BuildFailureWeigher()]
+    assert order(ws, [failing, healthy]) == ["healthy", "failing"]
+
+
+def _group(policy, members):
+    return objects.InstanceGroup(uuid=str(uuid.uuid4()), policy=policy,
+                                 members=list(members), hosts=[], _rules={})
+
+
+def test_soft_affinity_weighers():
+    m1, m2 = str(uuid.uuid4()), str(uuid.uuid4())
+    two = make_host("two", instances=[m1, m2])
+    none = make_host("none")
+    spec = make_spec(group=_group("soft-affinity", [m1, m2]))
+    assert order([affinity.ServerGroupSoftAffinityWeigher()],
+                 [none, two], spec) == ["two", "none"]
+    spec = make_spec(group=_group("soft-anti-affinity", [m1, m2]))
+    assert order([affinity.ServerGroupSoftAntiAffinityWeigher()],
+                 [two, none], spec) == ["none", "two"]
+    # Not that policy: no effect, the input order stays.
+    assert order([affinity.ServerGroupSoftAffinityWeigher()],
+                 [none, two], spec) == ["none", "two"]
