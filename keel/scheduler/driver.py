@@ -114,9 +114,13 @@ class Scheduler:
 
     def get_candidates(self, ctxt, rr):
         """(allocation requests by root provider uuid, summaries, version)."""
-        alloc_reqs, summaries, version = \
-            self.report.placement.get_allocation_candidates(
-                ctxt, rr.to_query(), version=rr.microversion)
+        try:
+            alloc_reqs, summaries, version = \
+                self.report.placement.get_allocation_candidates(
+                    ctxt, rr.to_query(), version=rr.microversion)
+        except exception.PlacementAPIConnectFailure:
+            LOG.error("Placement API service is not responding.")
+            raise exception.NoValidHost(reason="")
         if not alloc_reqs:
             LOG.info("Got no allocation candidates from the Placement API. "
                      "This could be due to insufficient resources or a "

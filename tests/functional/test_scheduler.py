@@ -229,3 +229,42 @@ def test_legacy_dicts_without_return_objects(cloud, ctxt, consumers):  # noqa
     assert len(result) == 1
     assert result[0]["host"] in cloud.hosts
     assert set(result[0]) == {"host", "nodename", "limits"}
+
+
+def test_forced_host_is_queried_in_tree(cloud, ctxt, consumers):  # noqa
+    # The forced host is the fuller one and still wins.
+    allocate(cloud, consumers, cloud.hosts[0], 100000)
+    spec = spec_for(ctxt)
+    spec.force_hosts = [cloud.hosts[0]]
+    query = cloud.scheduler.driver.build_request(ctxt, spec, []).to_query()
+    assert query["in_tree"] == node_uuid(cloud, cloud.hosts[0])
+    assert "limit" not in query
+    inst = str(uuid.uuid4())
+    consumers.append(inst)
+    result = select(ctxt, spec, [inst])
+    assert [s.service_host for s in result[0]] == [cloud.hosts[0]]
+    spec = spec_for(ctxt)
+    spec.force_hosts = ["no-such-host"]
+    with pytest.raises(exception.NoValidHost):
+        select(ctxt, spec, [str(uuid.uuid4())])
+
+
+def test_requested_destination_node(cloud, ctxt, consumers):  # noqa: F811
+    allocate(cloud, consumers, cloud.hosts[1], 100000)
+    spec = spec_for(ctxt)
+    spec.requested_destination = objects.Destination(
+        host=cloud.hosts[1], node=cloud.hosts[1])
+    inst = str(uuid.uuid4())
+    consumers.append(inst)
+    result = select(ctxt, spec, [inst])
+    assert [s.service_host for s in result[0]] == [cloud.hosts[1]]
+
+
+def test_placement_unreachable_is_no_valid_host(cloud, ctxt):  # noqa: F811
+    from keel.clients import report
+    from keel.scheduler import driver
+
+    sched = driver.Scheduler(report.ReportClient.for_endpoint(
+        "http://127.0.0.1:9"))
+    with pytest.raises(exception.NoValidHost):
+        sched.select_destinations(ctxt, spec_for(ctxt), [str(uuid.uuid4())])
