@@ -1,10 +1,13 @@
 """An API database plus cell0 and one cell, all SQLite, for API tests.
 
-``cells_db`` points ``[api_database]`` and ``[database]`` at fresh files,
-creates the schemas and the two cell mappings, and undoes it all after.
+``cells_db`` points ``[api_database]`` and ``[database]`` at fresh
+databases (SQLite files; KEEL_API_TEST_BACKEND=mysql or postgresql uses the
+machine's real servers), creates the schemas and the two cell mappings, and
+undoes it all after.
 ``api_env`` adds the development-mode WSGI app (``call``-able in process)
 on top; ``serve`` puts any WSGI app behind real HTTP for SDK/OSC tests.
 """
+import os
 import threading
 
 import pytest
@@ -22,11 +25,12 @@ from tests.fixtures import databases
 objects.register_all()
 
 CELL1_UUID = "5a2d6b8e-6c8f-4b0e-9a3c-2f1d2e3c4b5a"
+BACKEND = os.environ.get("KEEL_API_TEST_BACKEND", "sqlite")
 
 
 class Cells:
-    def __init__(self, cells_api_url, cell0_url, cell1_url):
-        self.cells_api_url = cells_api_url
+    def __init__(self, api_db_url, cell0_url, cell1_url):
+        self.api_db_url = api_db_url
         self.cell_urls = {objects.CellMapping.CELL0_UUID: cell0_url,
                           CELL1_UUID: cell1_url}
 
@@ -36,7 +40,7 @@ class Cells:
 
 
 def _make_cells(tmp_path):
-    urls = [databases.create("sqlite", prefix=p, tmp_path=tmp_path)
+    urls = [databases.create(BACKEND, prefix=p, tmp_path=tmp_path)
             for p in ("keel_api", "keel_cell0", "keel_cell1")]
     CONF.set_override("connection", urls[0], group="api_database")
     CONF.set_override("connection", urls[2], group="database")
@@ -61,6 +65,8 @@ def cells_db(tmp_path, conf):
     session.reset()
     CONF.clear_override("connection", group="api_database")
     CONF.clear_override("connection", group="database")
+    for url in [cells.api_db_url, *cells.cell_urls.values()]:
+        databases.drop(url)
 
 
 @pytest.fixture
