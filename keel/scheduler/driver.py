@@ -142,6 +142,13 @@ class Scheduler:
         from keel import objects
 
         aggregates = list(objects.AggregateList.get_all(ctxt))
+        if is_rebuild(spec):
+            # The instance stays where it is and keeps its allocations:
+            # only the filters run, against its current node.
+            node = self._forced_node_uuid(ctxt, spec)
+            if node is None:
+                raise exception.NoValidHost(reason="")
+            return self._rebuild_check(ctxt, spec, node, aggregates)
         rr = self.build_request(ctxt, spec, aggregates)
         by_root, summaries, version = self.get_candidates(ctxt, rr)
         if not by_root:
@@ -168,6 +175,14 @@ class Scheduler:
         total = CONF.scheduler.max_attempts if return_alternates else 1
         return [self._with_alternates(host, areq, weighed, total, version)
                 for host, areq, weighed in picked]
+
+    def _rebuild_check(self, ctxt, spec, node_uuid, aggregates):
+        states = self.host_manager.get_host_states_by_uuids(
+            ctxt, [node_uuid], spec, aggregates=aggregates)
+        hosts = host_filters.run_filters(self.filters(), states, spec)
+        if not hosts:
+            raise exception.NoValidHost(reason=NOT_ENOUGH_HOSTS)
+        return [[(hosts[0], None, None)]]
 
     def _place_one(self, ctxt, spec, states, index, instance_uuid, version):
         hosts, forced = hm.strip_ignored_and_forced(states, spec)
@@ -239,6 +254,12 @@ class Scheduler:
             except Exception:  # noqa: BLE001 - keep cleaning up the rest
                 LOG.exception("Could not remove the allocations of %s",
                               uuid)
+
+
+def is_rebuild(spec):
+    """The conductor's mark of a rebuild with a new image (Nova's
+    ``_nova_check_type`` hint)."""
+    return spec.get_scheduler_hint("_nova_check_type") == "rebuild"
 
 
 def _forced(spec):

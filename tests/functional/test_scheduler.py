@@ -268,3 +268,23 @@ def test_placement_unreachable_is_no_valid_host(cloud, ctxt):  # noqa: F811
         "http://127.0.0.1:9"))
     with pytest.raises(exception.NoValidHost):
         sched.select_destinations(ctxt, spec_for(ctxt), [str(uuid.uuid4())])
+
+
+def test_rebuild_checks_filters_on_current_host(cloud, ctxt):  # noqa: F811
+    spec = spec_for(ctxt, hints={"_nova_check_type": ["rebuild"]})
+    spec.requested_destination = objects.Destination(
+        host=cloud.hosts[0], node=cloud.hosts[0])
+    inst = str(uuid.uuid4())
+    result = select(ctxt, spec, [inst])
+    assert [s.service_host for s in result[0]] == [cloud.hosts[0]]
+    assert result[0][0].allocation_request is None
+    assert placed(cloud, inst) == {}
+    service = cloud.service(cloud.hosts[0])
+    service.disabled = True
+    service.save()
+    try:
+        with pytest.raises(exception.NoValidHost):
+            select(ctxt, spec, [inst])
+    finally:
+        service.disabled = False
+        service.save()

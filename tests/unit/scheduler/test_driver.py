@@ -1,0 +1,86 @@
+"""The per-instance choice without Placement claims (instance_uuids None,
+as a 4.3 caller): subset pick, alternates and consumption."""
+import collections
+import random
+import uuid
+
+from keel.scheduler import driver
+from tests.unit.scheduler.conftest import make_host
+from tests.unit.scheduler.conftest import make_spec
+
+
+def hosts_with_candidates(*rams, cell=None):
+    cell = cell or str(uuid.uuid4())
+    hosts = []
+    for i, ram in enumerate(rams):
+        h = make_host("h%d" % i, free_ram_mb=ram, cell_uuid=cell)
+        h.allocation_candidates = [{"allocations": {h.uuid: {
+            "resources": {"MEMORY_MB": 512}}}}]
+        hosts.append(h)
+    return hosts
+
+
+def test_best_host_first_and_consumed():
+    sched = driver.Scheduler(report_client=object())
+    hosts = hosts_with_candidates(1000, 5000, 3000)
+    spec = make_spec(memory_mb=512)
+    host, areq, ordered = sched._place_one(None, spec, hosts, 0, None, "1.36")
+    assert host.host == "h1" and [h.host for h in ordered] == [
+        "h1", "h2", "h0"]
+    assert areq is host.allocation_candidates[0]
+    assert host.free_ram_mb == 5000 - 512 and host.num_instances == 1
+
+
+def test_host_subset_size_picks_among_the_best(override):
+    override("host_subset_size", 2, "filter_scheduler")
+    sched = driver.Scheduler(report_client=object())
+    random.seed(7)
+    seen = collections.Counter()
+    for _ in range(60):
+        hosts = hosts_with_candidates(1000, 5000, 3000)
+        host, _, _ = sched._place_one(None, make_spec(), hosts, 0, None,
+                                      "1.36")
+        seen[host.host] += 1
+    assert set(seen) == {"h1", "h2"}
+
+
+def test_hosts_without_candidates_are_skipped():
+    sched = driver.Scheduler(report_client=object())
+    hosts = hosts_with_candidates(9000, 1000)
+    hosts[0].allocation_candidates = []
+    host, _, _ = sched._place_one(None, make_spec(), hosts, 0, None, "1.36")
+    assert host.host == "h1"
+
+
+def test_alternates_same_cell_up_to_max_attempts():
+    sched = driver.Scheduler(report_client=object())
+    hosts = hosts_with_candidates(5000, 4000, 3000, 2000)
+    hosts[1].cell_uuid = str(uuid.uuid4())       # another cell
+    chosen = sched._with_alternates(hosts[0], {"a": 1}, hosts, 3, "1.36")
+    assert [h.host for h, _, _ in chosen] == ["h0", "h2", "h3"]
+    assert chosen[1][1] is hosts[2].allocation_candidates[0]
+    assert len(sched._with_alternates(hosts[0], {}, hosts, 1, "1.36")) == 1
+
+
+def test_group_members_and_hosts_follow_choices():
+    from keel import objects
+
+    group = objects.InstanceGroup(uuid=str(uuid.uuid4()),
+                                  policy="anti-affinity", members=[],
+                                  hosts=[], _rules={})
+    sched = driver.Scheduler(report_client=object())
+    spec = make_spec(group=group)
+    hosts = hosts_with_candidates(5000, 4000)
+    inst = str(uuid.uuid4())
+    sched._consume(spec, hosts[0], inst)
+    assert group.hosts == ["h0"] and group.members == [inst]
+    assert inst in hosts[0].instances
+    # The anti-affinity filter now refuses h0 for the next instance.
+    host, _, _ = sched._place_one(None, spec, hosts, 1, None, "1.36")
+    assert host.host == "h1"
+
+
+def test_rebuild_hint():
+    assert driver.is_rebuild(make_spec(hints={
+        "_nova_check_type": ["rebuild"]}))
+    assert not driver.is_rebuild(make_spec())
