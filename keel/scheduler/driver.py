@@ -211,9 +211,21 @@ class Scheduler:
         project_id = spec.project_id or ctxt.project_id
         user_id = spec.user_id or ctxt.user_id
         try:
+            # A new instance is a new consumer: one PUT, no read first.
             return self.report.claim_resources(
                 ctxt, instance_uuid, areq, project_id, user_id,
                 consumer_generation=None)
+        except exception.AllocationUpdateFailed:
+            pass
+        # The consumer exists (an evacuation or forced move keeps its
+        # source allocations): claim the destination on top of them.
+        current = self.report.get_allocs_for_consumer(ctxt, instance_uuid)
+        merged = merge_allocations(current.get("allocations") or {},
+                                   areq["allocations"])
+        try:
+            return self.report.put_allocations(
+                ctxt, instance_uuid, merged, project_id, user_id,
+                current.get("consumer_generation"))
         except exception.AllocationUpdateFailed as exc:
             LOG.warning("Claim for %s refused: %s", instance_uuid, exc)
             return False
@@ -254,6 +266,17 @@ class Scheduler:
             except Exception:  # noqa: BLE001 - keep cleaning up the rest
                 LOG.exception("Could not remove the allocations of %s",
                               uuid)
+
+
+def merge_allocations(current, extra):
+    """``{rp: {"resources": {rc: n}}}`` summed per provider and class."""
+    merged = {}
+    for allocs in (current, extra):
+        for rp, alloc in allocs.items():
+            res = merged.setdefault(rp, {"resources": {}})["resources"]
+            for rc, amount in alloc["resources"].items():
+                res[rc] = res.get(rc, 0) + amount
+    return merged
 
 
 def is_rebuild(spec):

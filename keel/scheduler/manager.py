@@ -172,8 +172,9 @@ class SchedulerManager(manager.Manager):
         from keel import objects
 
         if spec_obj is _SENTINEL:
-            spec_obj = objects.RequestSpec.from_primitives(
-                context, request_spec or {}, filter_properties or {})
+            # Only pre-4.3 clients send the legacy dicts; Nova 34 never does.
+            raise exception.NoValidHost(
+                reason="select_destinations needs a RequestSpec object")
         LOG.debug("Starting to schedule for instances: %s", instance_uuids)
         chosen = self.driver.select_destinations(
             context, spec_obj, instance_uuids,

@@ -288,3 +288,16 @@ def test_rebuild_checks_filters_on_current_host(cloud, ctxt):  # noqa: F811
     finally:
         service.disabled = False
         service.save()
+
+
+def test_claim_adds_to_existing_allocations(cloud, ctxt, consumers):  # noqa
+    # An instance being evacuated still holds its source allocation.
+    inst = allocate(cloud, consumers, cloud.hosts[0], 256)
+    spec = spec_for(ctxt)
+    spec.force_hosts = [cloud.hosts[1]]
+    select(ctxt, spec, [inst])
+    allocs = placed(cloud, inst)
+    assert allocs[node_uuid(cloud, cloud.hosts[0])]["resources"] == {
+        "MEMORY_MB": 256}
+    assert allocs[node_uuid(cloud, cloud.hosts[1])]["resources"] == {
+        "VCPU": 1, "MEMORY_MB": 512, "DISK_GB": 1}

@@ -84,3 +84,11 @@ def test_rebuild_hint():
     assert driver.is_rebuild(make_spec(hints={
         "_nova_check_type": ["rebuild"]}))
     assert not driver.is_rebuild(make_spec())
+
+
+def test_merge_allocations():
+    merged = driver.merge_allocations(
+        {"a": {"resources": {"VCPU": 1, "MEMORY_MB": 5}, "generation": 3}},
+        {"a": {"resources": {"VCPU": 2}}, "b": {"resources": {"DISK_GB": 1}}})
+    assert merged == {"a": {"resources": {"VCPU": 3, "MEMORY_MB": 5}},
+                      "b": {"resources": {"DISK_GB": 1}}}
