@@ -27,6 +27,9 @@ class ServerGroupAntiAffinityFilter(filters.BaseHostFilter):
     """At most ``max_server_per_host`` (rule, default 1) members of an
     anti-affinity group per host."""
 
+    def applies(self, spec):
+        return _group(spec, "anti-affinity") is not None
+
     def host_passes(self, host_state, spec):
         group = _group(spec, "anti-affinity")
         if group is None:
@@ -41,6 +44,9 @@ class ServerGroupAntiAffinityFilter(filters.BaseHostFilter):
 
 class ServerGroupAffinityFilter(filters.BaseHostFilter):
     """Members of an affinity group all go to the host of the first."""
+
+    def applies(self, spec):
+        return _group(spec, "affinity") is not None
 
     def host_passes(self, host_state, spec):
         group = _group(spec, "affinity")
@@ -60,6 +66,9 @@ def _hint_uuids(spec, name):
 class SameHostFilter(filters.BaseHostFilter):
     """Hint same_host: the host runs at least one of these instances."""
 
+    def applies(self, spec):
+        return bool(_hint_uuids(spec, "same_host"))
+
     def host_passes(self, host_state, spec):
         wanted = _hint_uuids(spec, "same_host")
         if not wanted:
@@ -69,6 +78,9 @@ class SameHostFilter(filters.BaseHostFilter):
 
 class DifferentHostFilter(filters.BaseHostFilter):
     """Hint different_host: the host runs none of these instances."""
+
+    def applies(self, spec):
+        return bool(_hint_uuids(spec, "different_host"))
 
     def host_passes(self, host_state, spec):
         avoid = _hint_uuids(spec, "different_host")

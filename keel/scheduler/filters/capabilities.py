@@ -37,13 +37,23 @@ class ComputeCapabilitiesFilter(filters.BaseHostFilter):
     attributes (``capabilities:cpu_info:arch``, ``hypervisor_type``...)."""
     run_filter_once_per_request = True
 
-    def host_passes(self, host_state, spec):
+    @staticmethod
+    def _wanted(spec):
+        wanted = []
         for key, req in _extra_specs(spec).items():
             scope = key.split(":")
             if len(scope) > 1:
                 if scope[0] != "capabilities":
                     continue
                 scope = scope[1:]
+            wanted.append((scope, req))
+        return wanted
+
+    def applies(self, spec):
+        return bool(self._wanted(spec))
+
+    def host_passes(self, host_state, spec):
+        for scope, req in self._wanted(spec):
             value = _lookup(host_state, scope)
             if value is None or not extra_specs_ops.match(value, req):
                 return False
@@ -66,6 +76,9 @@ class AggregateInstanceExtraSpecsFilter(filters.BaseHostFilter):
     """Unscoped and ``aggregate_instance_extra_specs:`` extra specs must
     match a metadata value of one of the host's aggregates."""
     run_filter_once_per_request = True
+
+    def applies(self, spec):
+        return bool(_extra_specs(spec))
 
     def host_passes(self, host_state, spec):
         extra = _extra_specs(spec)

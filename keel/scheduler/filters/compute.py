@@ -31,6 +31,10 @@ class AvailabilityZoneFilter(filters.BaseHostFilter):
     zones, or [DEFAULT]/default_availability_zone)."""
     run_filter_once_per_request = True
 
+    def applies(self, spec):
+        return bool(spec.obj_attr_is_set("availability_zone") and
+                    spec.availability_zone)
+
     def host_passes(self, host_state, spec):
         az = spec.availability_zone if spec.obj_attr_is_set(
             "availability_zone") else None

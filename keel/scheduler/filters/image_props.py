@@ -64,13 +64,20 @@ class ImagePropertiesFilter(filters.BaseHostFilter):
     mode and requested hypervisor version."""
     run_filter_once_per_request = True
 
-    def host_passes(self, host_state, spec):
-        props = _props(spec)
-        wanted = (
+    @staticmethod
+    def _wanted(props):
+        return (
             _canon(_prop(props, "hw_architecture", CONF.filter_scheduler
                          .image_properties_default_architecture)),
             _canon(_prop(props, "img_hv_type")),
             _canon(_prop(props, "hw_vm_mode")))
+
+    def applies(self, spec):
+        return any(self._wanted(_props(spec)))
+
+    def host_passes(self, host_state, spec):
+        props = _props(spec)
+        wanted = self._wanted(props)
         if not any(wanted):
             return True
         supported = host_state.supported_instances or []
@@ -92,6 +99,10 @@ class IsolatedHostsFilter(filters.BaseHostFilter):
     restrict_isolated_hosts_to_isolated_images, isolated hosts run only
     those images."""
     run_filter_once_per_request = True
+
+    def applies(self, spec):
+        conf = CONF.filter_scheduler
+        return bool(conf.isolated_images or conf.isolated_hosts)
 
     def host_passes(self, host_state, spec):
         conf = CONF.filter_scheduler

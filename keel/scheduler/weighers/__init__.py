@@ -50,9 +50,16 @@ class BaseHostWeigher:
     def name(self):
         return type(self).__name__
 
-    def weight_multiplier(self, host_state):
-        default = getattr(CONF.filter_scheduler, self.option)
+    def weight_multiplier(self, host_state, default=None):
+        if default is None:
+            default = getattr(CONF.filter_scheduler, self.option)
+        if not host_state.aggregates:
+            return default
         return aggregate_multiplier(host_state, self.option, default)
+
+    def is_noop(self, spec):
+        """True when every host would weigh the same (skip the weigher)."""
+        return False
 
     def weigh(self, host_state, spec):
         raise NotImplementedError
@@ -99,8 +106,12 @@ def weigh_hosts(weighers, host_states, spec):
     """WeighedHosts sorted best first (ties keep the input order)."""
     weighed = [WeighedHost(h) for h in host_states]
     for weigher in weighers:
+        if weigher.is_noop(spec):
+            continue
+        default = getattr(CONF.filter_scheduler, weigher.option)
         raw = [weigher.weigh(w.obj, spec) for w in weighed]
         for w, norm in zip(weighed, normalize(raw, weigher.minval,
                                               weigher.maxval)):
-            w.weight += weigher.weight_multiplier(w.obj) * norm
+            if norm:
+                w.weight += weigher.weight_multiplier(w.obj, default) * norm
     return sorted(weighed, key=lambda w: -w.weight)

@@ -30,8 +30,8 @@ class BuildFailureWeigher(weighers.BaseHostWeigher):
     against the number of failures)."""
     option = "build_failure_weight_multiplier"
 
-    def weight_multiplier(self, host_state):
-        return -1.0 * super().weight_multiplier(host_state)
+    def weight_multiplier(self, host_state, default=None):
+        return -1.0 * super().weight_multiplier(host_state, default)
 
     def weigh(self, host_state, spec):
         return host_state.failed_builds
