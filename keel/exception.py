@@ -422,3 +422,12 @@ class RequestFilterFailed(NovaException):
 
 class SchedulerHostFilterNotFound(NotFound):
     msg_fmt = "Scheduler Host Filter %(filter_name)s could not be found."
+
+
+class InstanceIsLocked(InstanceInvalidState):
+    msg_fmt = "Instance %(instance_uuid)s is locked"
+    code = 409
+
+
+class MetadataLimitExceeded(Forbidden):
+    msg_fmt = "Maximum number of metadata items exceeds %(allowed)d"

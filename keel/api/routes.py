@@ -28,6 +28,11 @@ from keel.api.handlers import instance_actions
 from keel.api.handlers import migrations
 from keel.api.handlers import server_external_events
 from keel.api.handlers import server_groups
+from keel.api.handlers import server_ips
+from keel.api.handlers import server_metadata
+from keel.api.handlers import server_tags
+from keel.api.handlers import server_topology
+from keel.api.handlers import servers
 from keel.api.handlers import services
 from keel.api.handlers import simple_tenant_usage
 from keel.api.handlers import versions
@@ -46,6 +51,11 @@ ROUTES.update(migrations.route_entries())
 ROUTES.update(instance_actions.route_entries())
 ROUTES.update(simple_tenant_usage.route_entries())
 ROUTES.update(server_external_events.route_entries())
+for _module in (servers, server_metadata, server_tags, server_ips,
+                server_topology):
+    # Merged per path: other modules add methods to the same paths.
+    for _path, _methods in _module.route_entries().items():
+        ROUTES.setdefault(_path, {}).update(_methods)
 proxies.route_entries(ROUTES)
 
 PROJECT_ID_RE = re.compile(r"^/([0-9a-f\-]+)(/.*)?$")
