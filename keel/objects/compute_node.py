@@ -268,3 +268,16 @@ class ComputeNodeList(base.ObjectListBase, base.KeelObject):
         if not nodes:
             raise exception.ComputeHostNotFound(host=host)
         return nodes
+
+    @classmethod
+    def get_versions_by_uuids(cls, context, compute_uuids):
+        """``{uuid: updated_at or created_at}`` of the live nodes: one
+        light query (no objects) so a reader can keep a cache of the
+        nodes and reload only those that changed (the scheduler)."""
+        node = models.ComputeNode
+        with h.cell_reader(context) as s:
+            rows = s.execute(sa.select(
+                node.uuid, node.updated_at, node.created_at).where(
+                node.uuid.in_(compute_uuids), node.deleted == 0))
+            return {uuid: updated or created
+                    for uuid, updated, created in rows}

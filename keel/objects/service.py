@@ -320,3 +320,17 @@ class ServiceList(base.ObjectListBase, base.KeelObject):
                  .where(node.deleted == 0))
         return cls._query(context, svc.binary == COMPUTE_BINARY,
                           svc.disabled == sa.false(), svc.host.in_(nodes))
+
+    @classmethod
+    def get_liveness_by_hosts(cls, context, hosts, binary=COMPUTE_BINARY):
+        """``{host: {column: value}}`` with what liveness checks read
+        (disabled, forced_down, last_seen_up...): plain dicts from one
+        light query, for readers of many hosts at once (the scheduler)."""
+        svc = models.Service
+        cols = (svc.id, svc.uuid, svc.host, svc.binary, svc.disabled,
+                svc.disabled_reason, svc.forced_down, svc.last_seen_up,
+                svc.created_at, svc.updated_at, svc.version)
+        with h.cell_reader(context) as s:
+            rows = s.execute(sa.select(*cols).where(
+                svc.host.in_(hosts), svc.binary == binary, svc.deleted == 0))
+            return {row.host: dict(row._mapping) for row in rows}

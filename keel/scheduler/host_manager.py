@@ -6,6 +6,7 @@ those hosts with one query each per cell (cells in parallel), plus the host
 aggregates with one API-database query.  Usage comes from Placement's
 provider summaries when they have it (fresher than the compute node rows).
 """
+import copy
 import logging
 import math
 
@@ -55,6 +56,15 @@ class HostState:
         return "(%s, %s) ram: %sMB disk: %sMB vcpus: %s/%s instances: %s" % (
             self.host, self.nodename, self.free_ram_mb, self.free_disk_mb,
             self.vcpus_used, self.vcpus_total, self.num_instances)
+
+    def copy(self):
+        """A per-request copy (fresh containers for what requests fill)."""
+        state = copy.copy(self)
+        state.limits = {}
+        state.instances = {}
+        state.aggregates = []
+        state.allocation_candidates = []
+        return state
 
     def update_from_compute_node(self, node):
         self.compute = node
@@ -109,29 +119,45 @@ class HostState:
         self.num_instances += 1
 
 
-def _load_cell(cctxt, node_uuids, skip_instances_for):
-    """(nodes, services by host, instance uuids by host) of one cell."""
+def _load_cell(cctxt, node_uuids, cached, tracked):
+    """One cell's part of a request, in at most four light queries:
+    node versions, the nodes that changed since ``cached`` ({uuid:
+    (version, host)}), the services (liveness columns) and the instance
+    uuids of the hosts not in ``tracked``."""
     from keel import objects
 
-    nodes = list(objects.ComputeNodeList.get_all_by_uuids(cctxt, node_uuids))
-    hosts = {n.host for n in nodes}
-    services = {}
-    if hosts:
-        for svc in objects.ServiceList.get_by_binary(
-                cctxt, COMPUTE_BINARY, include_disabled=True):
-            if svc.host in hosts:
-                services[svc.host] = svc
-    need = sorted(hosts - set(skip_instances_for))
+    versions = objects.ComputeNodeList.get_versions_by_uuids(cctxt,
+                                                             node_uuids)
+    stale = [u for u, v in versions.items()
+             if cached.get(u, (None, None))[0] != v]
+    loaded = {}
+    if stale:
+        loaded = {n.uuid: n for n in
+                  objects.ComputeNodeList.get_all_by_uuids(cctxt, stale)}
+    hosts = set()
+    for uuid in versions:
+        if uuid in loaded:
+            hosts.add(loaded[uuid].host)
+        elif uuid in cached:
+            hosts.add(cached[uuid][1])
+    services = (objects.ServiceList.get_liveness_by_hosts(
+        cctxt, sorted(hosts)) if hosts else {})
+    need = sorted(hosts - set(tracked))
     instances = (objects.InstanceList.get_uuids_by_hosts(cctxt, need)
                  if need else {})
-    return nodes, services, instances
+    return versions, loaded, services, instances
 
 
 class HostManager:
+    """Host states of a request.  The part that comes from the compute
+    node row is kept between requests and rebuilt only when the row's
+    ``updated_at`` moves; services, instances, aggregates and Placement
+    usage are read fresh every time."""
 
     def __init__(self, instance_view=None):
         self.instance_view = instance_view
         self._cells = None
+        self._templates = {}     # node uuid -> (version, HostState)
 
     def cells(self, ctxt, refresh=False):
         from keel import objects
@@ -157,15 +183,17 @@ class HostManager:
         node_uuids = list(node_uuids)
         if not node_uuids:
             return []
-        tracked = [h for h in (self.instance_view.hosts()
-                               if self.instance_view else [])
-                   if self.instance_view.is_updated(h)]
+        view = self.instance_view
+        tracked = {h for h in (view.hosts() if view else [])
+                   if view.is_updated(h)}
+        cached = {u: (v, tpl.host) for u, (v, tpl) in
+                  list(self._templates.items())}
         results = cells_db.scatter_gather_cells(
             ctxt, self._cells_for(ctxt, spec), None, _load_cell,
-            node_uuids, tracked)
-        aggs_by_host = {}
+            node_uuids, cached, tracked)
         if aggregates is None:
             aggregates = objects.AggregateList.get_all(ctxt)
+        aggs_by_host = {}
         for agg in aggregates:
             for host in agg.hosts or []:
                 aggs_by_host.setdefault(host, []).append(agg)
@@ -176,28 +204,38 @@ class HostManager:
                 LOG.warning("Cell %s did not answer (%s); its hosts are "
                             "not considered", cell_uuid, result)
                 continue
-            nodes, services, instances = result
-            for node in nodes:
-                state = HostState(node.host, node.hypervisor_hostname,
-                                  cell_uuid)
-                state.update_from_compute_node(node)
-                if node.uuid in summaries:
-                    state.update_from_provider_summary(summaries[node.uuid])
-                state.service = services.get(node.host)
-                state.aggregates = aggs_by_host.get(node.host, [])
-                zones = sorted({a.availability_zone for a in state.aggregates
-                                if a.availability_zone})
-                if zones:
-                    state.availability_zone = ",".join(zones)
-                if node.host in tracked:
-                    state.instances = self.instance_view.instances(node.host)
-                else:
-                    state.instances = dict.fromkeys(
-                        instances.get(node.host, ()))
-                state.num_instances = max(state.num_instances,
-                                          len(state.instances))
+            versions, loaded, services, instances = result
+            for uuid, node in loaded.items():
+                tpl = HostState(node.host, node.hypervisor_hostname,
+                                cell_uuid)
+                tpl.update_from_compute_node(node)
+                self._templates[uuid] = (versions.get(uuid), tpl)
+            for uuid in versions:
+                entry = self._templates.get(uuid)
+                if entry is None:
+                    continue
+                state = entry[1].copy()
+                self._fill(state, services, instances, tracked,
+                           aggs_by_host, summaries.get(uuid))
                 states.append(state)
         return states
+
+    def _fill(self, state, services, instances, tracked, aggs_by_host,
+              summary):
+        host = state.host
+        if summary is not None:
+            state.update_from_provider_summary(summary)
+        state.service = services.get(host)
+        state.aggregates = aggs_by_host.get(host, [])
+        zones = sorted({a.availability_zone for a in state.aggregates
+                        if a.availability_zone})
+        if zones:
+            state.availability_zone = ",".join(zones)
+        if host in tracked:
+            state.instances = self.instance_view.instances(host)
+        else:
+            state.instances = dict.fromkeys(instances.get(host, ()))
+        state.num_instances = max(state.num_instances, len(state.instances))
 
 
 def strip_ignored_and_forced(host_states, spec):

@@ -12,10 +12,13 @@ class ComputeFilter(filters.BaseHostFilter):
         self.servicegroup_api = servicegroup.API()
 
     def host_passes(self, host_state, spec):
+        # A Service object or the light dict of the host manager.
         service = host_state.service
         if service is None:
             return False
-        if service.disabled:
+        disabled = service.get("disabled") if isinstance(
+            service, dict) else service.disabled
+        if disabled:
             return False
         return bool(self.servicegroup_api.is_up(service))
 
