@@ -159,6 +159,10 @@ class HostManager:
         self._cells = None
         self._templates = {}     # node uuid -> (version, HostState)
 
+    def reset(self):
+        self._cells = None
+        self._templates = {}
+
     def cells(self, ctxt, refresh=False):
         from keel import objects
 

@@ -186,6 +186,10 @@ class SchedulerManager(manager.Manager):
             return selections
         return [sel[0].to_dict() for sel in selections]
 
+    def reset(self):
+        """SIGHUP: forget the cell list and the cached host states."""
+        self.driver.host_manager.reset()
+
     def update_aggregates(self, ctxt, aggregates):
         self.aggregates.update(aggregates)
 

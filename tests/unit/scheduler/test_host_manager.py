@@ -196,3 +196,13 @@ def test_consume_from_request():
                                         ephemeral_gb=1, swap=512))
     assert (host.free_ram_mb, host.free_disk_mb, host.vcpus_used,
             host.num_instances) == (3072, 20480 - 7 * 1024, 3, 1)
+
+
+def test_reset_forgets_cells_and_nodes(ctxt):
+    nodes = add_hosts(ctxt, 1)
+    manager = host_manager.HostManager()
+    manager.get_host_states_by_uuids(ctxt, nodes)
+    assert manager._cells and manager._templates
+    manager.reset()
+    assert manager._cells is None and manager._templates == {}
+    assert len(manager.get_host_states_by_uuids(ctxt, nodes)) == 1
