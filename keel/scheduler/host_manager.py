@@ -44,6 +44,7 @@ class HostState:
         self.supported_instances = []
         self.stats = {}
         self.num_instances = 0
+        self.num_io_ops = 0
         self.failed_builds = 0
         self.aggregates = []
         self.instances = {}
@@ -91,6 +92,7 @@ class HostState:
             "stats") else {}
         self.num_instances = int(self.stats.get("num_instances", 0) or 0)
         self.failed_builds = int(self.stats.get("failed_builds", 0) or 0)
+        self.num_io_ops = int(self.stats.get("io_workload", 0) or 0)
 
     def update_from_provider_summary(self, summary):
         """Placement's usage of this node's root provider."""

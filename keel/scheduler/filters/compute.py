@@ -44,3 +44,33 @@ class AvailabilityZoneFilter(filters.BaseHostFilter):
         if not az:
             return True
         return az in host_zones(host_state)
+
+
+class NumInstancesFilter(filters.BaseHostFilter):
+    """Fewer than [filter_scheduler]/max_instances_per_host instances
+    (or the aggregates' smallest ``max_instances_per_host``)."""
+
+    def host_passes(self, host_state, spec):
+        limit = _aggregate_int(host_state, "max_instances_per_host",
+                               CONF.filter_scheduler.max_instances_per_host)
+        return host_state.num_instances < limit
+
+
+class IoOpsFilter(filters.BaseHostFilter):
+    """At most [filter_scheduler]/max_io_ops_per_host concurrent I/O-heavy
+    operations (or the aggregates' smallest ``max_io_ops_per_host``)."""
+
+    def host_passes(self, host_state, spec):
+        limit = _aggregate_int(host_state, "max_io_ops_per_host",
+                               CONF.filter_scheduler.max_io_ops_per_host)
+        return host_state.num_io_ops < limit
+
+
+def _aggregate_int(host_state, key, default):
+    values = []
+    for agg in host_state.aggregates or []:
+        try:
+            values.append(int((agg.metadata or {})[key]))
+        except (KeyError, ValueError):
+            continue
+    return min(values) if values else default

@@ -35,3 +35,28 @@ class BuildFailureWeigher(weighers.BaseHostWeigher):
 
     def weigh(self, host_state, spec):
         return host_state.failed_builds
+
+
+class IoOpsWeigher(weighers.BaseHostWeigher):
+    """Hosts busy with I/O-heavy tasks (builds, resizes, snapshots) sink
+    with the default negative multiplier."""
+    option = "io_ops_weight_multiplier"
+
+    def weigh(self, host_state, spec):
+        return host_state.num_io_ops
+
+
+class NumInstancesWeigher(weighers.BaseHostWeigher):
+    """Instance count (multiplier 0 by default: no effect)."""
+    option = "num_instances_weight_multiplier"
+
+    def weigh(self, host_state, spec):
+        return host_state.num_instances
+
+
+class HypervisorVersionWeigher(weighers.BaseHostWeigher):
+    """Newer hypervisors first with the default positive multiplier."""
+    option = "hypervisor_version_weight_multiplier"
+
+    def weigh(self, host_state, spec):
+        return host_state.hypervisor_version or 0

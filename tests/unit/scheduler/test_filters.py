@@ -223,3 +223,16 @@ def test_run_filters_once_per_request_flag():
     assert filters.run_filters(flt, hosts, make_spec()) == [hosts[1]]
     # Later instances of a multi-create skip once-per-request filters.
     assert filters.run_filters(flt, hosts, make_spec(), index=1) == hosts
+
+
+def test_num_instances_and_io_ops_filters(override):
+    override("max_instances_per_host", 2, "filter_scheduler")
+    override("max_io_ops_per_host", 1, "filter_scheduler")
+    num, io = compute.NumInstancesFilter(), compute.IoOpsFilter()
+    assert num.host_passes(make_host(num_instances=1), make_spec())
+    assert not num.host_passes(make_host(num_instances=2), make_spec())
+    roomy = make_aggregate({"max_instances_per_host": "5"})
+    assert num.host_passes(make_host(num_instances=2, aggregates=[roomy]),
+                           make_spec())
+    assert io.host_passes(make_host(num_io_ops=0), make_spec())
+    assert not io.host_passes(make_host(num_io_ops=1), make_spec())

@@ -29,7 +29,8 @@ def test_all_weighers_load():
         CONF.filter_scheduler.weight_classes)}
     assert names == {"RAMWeigher", "CPUWeigher", "DiskWeigher",
                      "BuildFailureWeigher", "ServerGroupSoftAffinityWeigher",
-                     "ServerGroupSoftAntiAffinityWeigher"}
+                     "ServerGroupSoftAntiAffinityWeigher", "IoOpsWeigher",
+                     "NumInstancesWeigher", "HypervisorVersionWeigher"}
     assert [w.name for w in weighers.load_weighers(
         ["nova.scheduler.weights.ram.RAMWeigher"])] == ["RAMWeigher"]
     with pytest.raises(ValueError):
@@ -89,3 +90,20 @@ def test_soft_affinity_weighers():
     # Not that policy: no effect, the input order stays.
     assert order([affinity.ServerGroupSoftAffinityWeigher()],
                  [none, two], spec) == ["none", "two"]
+
+
+def test_io_ops_version_and_instance_count_weighers(override):
+    busy = make_host("busy", num_io_ops=3, hypervisor_version=2000,
+                     num_instances=9)
+    idle = make_host("idle", num_io_ops=0, hypervisor_version=1000,
+                     num_instances=1)
+    assert order([resources.IoOpsWeigher()], [busy, idle]) == [
+        "idle", "busy"]
+    assert order([resources.HypervisorVersionWeigher()], [idle, busy]) == [
+        "busy", "idle"]
+    # Multiplier 0 by default: the order stays.
+    assert order([resources.NumInstancesWeigher()], [busy, idle]) == [
+        "busy", "idle"]
+    override("num_instances_weight_multiplier", -1.0, "filter_scheduler")
+    assert order([resources.NumInstancesWeigher()], [busy, idle]) == [
+        "idle", "busy"]
