@@ -301,3 +301,39 @@ def test_claim_adds_to_existing_allocations(cloud, ctxt, consumers):  # noqa
         "MEMORY_MB": 256}
     assert allocs[node_uuid(cloud, cloud.hosts[1])]["resources"] == {
         "VCPU": 1, "MEMORY_MB": 512, "DISK_GB": 1}
+
+
+def test_two_requests_for_the_last_slot(cloud, ctxt, consumers):  # noqa
+    import threading
+
+    # Room for one 200,000 MB instance in the whole cloud.
+    for host, leave in ((cloud.hosts[0], 250000), (cloud.hosts[1], 100000)):
+        rp = node_uuid(cloud, host)
+        inv, _ = cloud.placement.get_inventories(None, rp)
+        used = cloud.placement.get_provider_usages(None, rp)["MEMORY_MB"]
+        free = inv["MEMORY_MB"]["total"] - inv["MEMORY_MB"]["reserved"] \
+            - used
+        allocate(cloud, consumers, host, free - leave)
+    uuids = [str(uuid.uuid4()) for _ in range(2)]
+    consumers.extend(uuids)
+    outcomes = {}
+    start = threading.Barrier(2)
+
+    def boot(inst):
+        start.wait()
+        try:
+            outcomes[inst] = select(ctxt, spec_for(ctxt, memory_mb=200000),
+                                    [inst])
+        except exception.NoValidHost as exc:
+            outcomes[inst] = exc
+
+    threads = [threading.Thread(target=boot, args=(u,)) for u in uuids]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    won = [u for u in uuids if not isinstance(outcomes[u], Exception)]
+    lost = [u for u in uuids if isinstance(outcomes[u], Exception)]
+    assert len(won) == 1 and len(lost) == 1
+    assert list(placed(cloud, won[0])) == [node_uuid(cloud, cloud.hosts[0])]
+    assert placed(cloud, lost[0]) == {}

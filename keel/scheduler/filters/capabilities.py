@@ -97,3 +97,17 @@ class AggregateInstanceExtraSpecsFilter(filters.BaseHostFilter):
             if not any(extra_specs_ops.match(v, req) for v in values):
                 return False
         return True
+
+
+class AggregateMultiTenancyIsolation(filters.BaseHostFilter):
+    """A host in aggregates with ``filter_tenant_id*`` metadata takes only
+    those tenants (comma-separated project ids)."""
+    run_filter_once_per_request = True
+
+    def host_passes(self, host_state, spec):
+        allowed = set()
+        for agg in host_state.aggregates or []:
+            for key, value in (agg.metadata or {}).items():
+                if key.startswith("filter_tenant_id"):
+                    allowed.update(v.strip() for v in value.split(","))
+        return not allowed or spec.project_id in allowed

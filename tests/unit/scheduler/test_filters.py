@@ -236,3 +236,14 @@ def test_num_instances_and_io_ops_filters(override):
                            make_spec())
     assert io.host_passes(make_host(num_io_ops=0), make_spec())
     assert not io.host_passes(make_host(num_io_ops=1), make_spec())
+
+
+def test_aggregate_multi_tenancy_isolation():
+    flt = capabilities.AggregateMultiTenancyIsolation()
+    host = make_host(aggregates=[make_aggregate(
+        {"filter_tenant_id": "p1, p2"}), make_aggregate(
+        {"filter_tenant_id3": "p3"})])
+    assert flt.host_passes(host, make_spec(project_id="p2"))
+    assert flt.host_passes(host, make_spec(project_id="p3"))
+    assert not flt.host_passes(host, make_spec(project_id="p9"))
+    assert flt.host_passes(make_host(), make_spec(project_id="p9"))
