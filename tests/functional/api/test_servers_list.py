@@ -448,3 +448,33 @@ def test_openstacksdk_lists_and_shows(api_env, world, serve):  # noqa: F811
 
 
 
+
+
+def _osc(url, *argv, version="2.79"):
+    import contextlib
+    import io
+    import json
+    from openstackclient import shell
+    out = io.StringIO()
+    args = ["--os-auth-type", "none", "--os-endpoint", f"{url}/v2.1",
+            "--os-compute-api-version", version,
+            "--os-identity-api-version", "3", *argv]
+    with contextlib.redirect_stdout(out):
+        rc = shell.main(args)
+    assert rc == 0, out.getvalue()
+    text = out.getvalue()
+    return json.loads(text) if text.strip() else None
+
+
+def test_openstack_cli_server_list_show_set(api_env, world, serve):  # noqa
+    url = serve(api_env)
+    listed = _osc(url, "server", "list", "--all-projects", "--no-name-lookup",
+                  "-f", "json")
+    assert [s["Name"] for s in listed] == NEWEST_FIRST
+    vm8 = world.by_name["vm8"]
+    shown = _osc(url, "server", "show", vm8, "-f", "json")
+    assert shown["name"] == "vm8" and shown["status"] == "ACTIVE"
+    _osc(url, "server", "set", "--name", "eight", "--property", "x=y", vm8)
+    shown = _osc(url, "server", "show", vm8, "-f", "json")
+    assert shown["name"] == "eight"
+    assert _get(api_env, f"/servers/{vm8}/metadata")["metadata"]["x"] == "y"
