@@ -167,6 +167,9 @@ class Scheduler:
                 if choice is None:
                     break
                 picked.append(choice)
+                # The next instance starts from the hosts that passed for
+                # this one (filters run once per request stay applied).
+                states = choice[2]
             if len(picked) < num:
                 raise exception.NoValidHost(reason=NOT_ENOUGH_HOSTS)
         except Exception:

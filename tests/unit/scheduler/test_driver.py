@@ -92,3 +92,27 @@ def test_merge_allocations():
         {"a": {"resources": {"VCPU": 2}}, "b": {"resources": {"DISK_GB": 1}}})
     assert merged == {"a": {"resources": {"VCPU": 3, "MEMORY_MB": 5}},
                       "b": {"resources": {"DISK_GB": 1}}}
+
+
+def test_multi_create_keeps_once_per_request_filtering(override,
+                                                      monkeypatch):
+    from keel import objects
+
+    override("enabled_filters", ["ComputeFilter"], "filter_scheduler")
+    sched = driver.Scheduler(report_client=object())
+    hosts = hosts_with_candidates(9000, 1000)
+    hosts[0].service.disabled = True
+    # No databases or Placement here: the request's inputs are given.
+    monkeypatch.setattr(objects.AggregateList, "get_all",
+                        classmethod(lambda cls, ctxt: []))
+    monkeypatch.setattr(sched.host_manager, "get_host_states_by_uuids",
+                        lambda *a, **kw: hosts)
+    monkeypatch.setattr(sched, "build_request", lambda *a: None)
+    monkeypatch.setattr(sched, "get_candidates", lambda ctxt, rr: (
+        {h.uuid: h.allocation_candidates for h in hosts}, {}, "1.36"))
+    spec = make_spec()
+    spec.num_instances = 3
+    chosen = sched.select_destinations(None, spec, None)
+    # ComputeFilter runs only for the first instance; the disabled host
+    # must not come back for the second and third.
+    assert [c[0][0].host for c in chosen] == ["h1", "h1", "h1"]
