@@ -328,6 +328,15 @@ def test_update_name_description_hostname(api_env, world):  # noqa: F811
     assert bad.status_int == 400 and "description" in bad.text
 
 
+def test_update_a_building_server(api_env, world):  # noqa: F811
+    booting = world.by_name["booting"]
+    resp = call(api_env, f"/v2.1/servers/{booting}", method="PUT",
+                body={"server": {"name": "still-booting"}})
+    assert resp.status_int == 200, resp.text
+    assert resp.json["server"]["status"] == "BUILD"
+    assert "still-booting" in _names(_get(api_env, "/servers"))
+
+
 def test_metadata_api(api_env, world):  # noqa: F811
     vm5 = world.by_name["vm5"]
     base = f"/v2.1/servers/{vm5}/metadata"
@@ -389,6 +398,12 @@ def test_down_cell_minimal_records_from_269(api_env, world, tmp_path):  # noqa
         samples.load("servers/v2.69/servers-details-resp.json")) == []
     show = _get(api_env, f"/servers/{lost}", "2.69")["server"]
     assert show["status"] == "UNKNOWN"
+    assert set(show) == set(samples.load(
+        "servers/v2.69/server-get-resp.json")["server"])
+    # before 2.69 the down cell is an error, not a 500
+    resp = call(api_env, f"/v2.1/servers/{lost}",
+                headers={V: "compute 2.68"})
+    assert resp.status_int == 503
     # paging through the minimal records then the real ones is exact
     seen, path = [], "/servers?limit=4"
     while path:
