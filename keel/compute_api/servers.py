@@ -135,14 +135,19 @@ def _pin_az(ctx, inst, zone):
         inst.availability_zone = zone
 
 
-def pinned_az(ctx, uuids):
-    """``{uuid: requested availability zone}`` from the request specs."""
+def request_specs(ctx, uuids):
+    """``({uuid: pinned availability zone}, {uuid: scheduler hints})``
+    from the request specs (one query)."""
     if not uuids:
-        return {}
-    specs = objects.RequestSpec.get_by_instance_uuids(ctx, list(uuids))
-    return {s.instance_uuid: (s.availability_zone
-                              if s.obj_attr_is_set("availability_zone")
-                              else None) for s in specs}
+        return {}, {}
+    zones, hints = {}, {}
+    for spec in objects.RequestSpec.get_by_instance_uuids(ctx, list(uuids)):
+        zones[spec.instance_uuid] = spec.availability_zone \
+            if spec.obj_attr_is_set("availability_zone") else None
+        raw = spec.scheduler_hints if spec.obj_attr_is_set(
+            "scheduler_hints") else None
+        hints[spec.instance_uuid] = dict(raw or {})
+    return zones, hints
 
 
 # --- metadata -----------------------------------------------------------

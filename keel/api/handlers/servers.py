@@ -266,7 +266,8 @@ def page_extras(req, instances, for_show=False):
         if extras.show_host_status:
             extras.host_status.update(_host_status(cctxt, insts))
     if req.version_matches("2.96") and real:
-        extras.pinned_az = servers_api.pinned_az(ctx, [i.uuid for i in real])
+        extras.pinned_az, extras.scheduler_hints = \
+            servers_api.request_specs(ctx, [i.uuid for i in real])
     if for_show and req.version_matches("2.71"):
         for inst in real:
             try:

@@ -17,7 +17,7 @@ class Extras:
 
     def __init__(self, show_extended=False, show_host_status=False,
                  show_extra_specs=False, volumes=None, server_groups=None,
-                 pinned_az=None, host_status=None):
+                 pinned_az=None, host_status=None, scheduler_hints=None):
         self.show_extended = show_extended
         self.show_host_status = show_host_status
         self.show_extra_specs = show_extra_specs
@@ -25,6 +25,7 @@ class Extras:
         self.server_groups = server_groups or {}
         self.pinned_az = pinned_az or {}
         self.host_status = host_status or {}
+        self.scheduler_hints = scheduler_hints or {}
 
 
 def _time(value):
@@ -246,8 +247,7 @@ def server(req, inst, extras, for_show=False):
     if req.version_matches("2.96"):
         body["pinned_availability_zone"] = extras.pinned_az.get(inst.uuid)
     if req.version_matches("2.100"):
-        body["scheduler_hints"] = extras.__dict__.get(
-            "scheduler_hints", {}).get(inst.uuid, {})
+        body["scheduler_hints"] = extras.scheduler_hints.get(inst.uuid, {})
     return body
 
 
