@@ -20,7 +20,7 @@ def _inst(uuid, name=None, minutes=0, **kw):
     return inst
 
 
-def test_sort_params_defaults_and_padding():
+def test_servers_sort_params_defaults_and_padding():
     assert instance_list.process_sort_params(None, None) == (
         ["created_at", "uuid"], ["desc", "desc"])
     keys, dirs = instance_list.process_sort_params(
@@ -42,7 +42,7 @@ def _order(instances, keys, dirs):
         instances, key=lambda i: instance_list.sort_key_of(i, keys, dirs))]
 
 
-def test_sort_key_orders_nulls_first_ascending_and_last_descending():
+def test_servers_sort_key_orders_nulls_first_ascending_and_last_descending():
     a = _inst(U[1], "a", 1)
     none = _inst(U[2], None, 2)
     b = _inst(U[3], "b", 3)
@@ -52,12 +52,12 @@ def test_sort_key_orders_nulls_first_ascending_and_last_descending():
         [U[3], U[1], U[2]]
 
 
-def test_uuid_breaks_ties_so_the_order_is_total():
+def test_servers_uuid_breaks_ties_so_the_order_is_total():
     same = [_inst(U[i], "x", 0) for i in (3, 1, 2)]
     assert _order(same, ["display_name"], ["asc"]) == [U[1], U[2], U[3]]
 
 
-def test_heap_merge_of_sorted_streams_equals_a_global_sort():
+def test_servers_heap_merge_of_sorted_streams_equals_a_global_sort():
     import heapq
     every = [_inst(U[i], f"n{i % 3}", i) for i in range(10)]
     keys, dirs = instance_list.process_sort_params(["display_name"],
@@ -70,7 +70,7 @@ def test_heap_merge_of_sorted_streams_equals_a_global_sort():
     assert merged == [i.uuid for i in sorted(every, key=key)]
 
 
-def test_python_filters():
+def test_servers_python_filters():
     inst = _inst(U[1], "web-1", 0, vm_state="active", project_id="p",
                  key_name="k1")
     inst.tags = objects.TagList(objects=[objects.Tag(tag="a"),
@@ -97,7 +97,7 @@ def test_python_filters():
     assert not match(inst, {"project_id": "q"})
 
 
-def test_split_filters_sends_what_sql_knows_to_the_cells():
+def test_servers_split_filters_sends_what_sql_knows_to_the_cells():
     db, py = instance_list.split_filters(
         {"project_id": "p", "display_name": "x", "ip": "1", "node": "n",
          "not-tags": ["a"], "deleted": False})
@@ -117,11 +117,11 @@ def test_split_filters_sends_what_sql_knows_to_the_cells():
     ("soft-delete", None, "SOFT_DELETED"),
     ("shelved_offloaded", None, "SHELVED_OFFLOADED"),
     ("building", "spawning", "BUILD"), ("nonsense", None, "UNKNOWN")])
-def test_status_mapping(vm, task, status):
+def test_servers_status_mapping(vm, task, status):
     assert server_status.status_from_state(vm, task) == status
 
 
-def test_deleted_row_shows_deleted_and_reverse_mapping():
+def test_servers_deleted_row_shows_deleted_and_reverse_mapping():
     inst = objects.Instance(vm_state="active", task_state=None, deleted=True)
     assert server_status.server_status(inst) == "DELETED"
     assert server_status.states_from_status("active") == (["active"], None)
