@@ -372,7 +372,9 @@ def _update(req, id):
     except exception.InstanceNotFound:
         raise webob.exc.HTTPNotFound(
             explanation=f"Instance {id} could not be found.")
-    return render(req, located, for_show=req.version_matches("2.71"))
+    extras = page_extras(req, [located.instance],
+                         for_show=req.version_matches("2.71"))
+    return {"server": view.updated(req, located.instance, extras)}
 
 
 @wsgi.expose(name="servers.update")

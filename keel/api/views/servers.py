@@ -266,3 +266,21 @@ def page_links(req, instances, limit):
         "/detail") else COLLECTION
     return [{"rel": "next", "href": links.next_link(
         req, collection, instances[-1].uuid)}]
+
+
+# Before 2.75 the update answer left these out of the server body.
+_NOT_IN_OLD_UPDATE = ("OS-EXT-AZ:", "OS-EXT-SRV-ATTR:", "OS-EXT-STS:",
+                      "OS-SRV-USG:", "os-extended-volumes:")
+_NOT_IN_OLD_UPDATE_KEYS = ("security_groups", "key_name", "config_drive",
+                           "host_status")
+
+
+def updated(req, inst, extras):
+    """The ``PUT /servers/{id}`` answer: the full server from 2.75, a
+    shorter body before."""
+    body = server(req, inst, extras, for_show=req.version_matches("2.71"))
+    if req.version_matches("2.75"):
+        return body
+    return {k: v for k, v in body.items()
+            if not k.startswith(_NOT_IN_OLD_UPDATE) and
+            k not in _NOT_IN_OLD_UPDATE_KEYS}

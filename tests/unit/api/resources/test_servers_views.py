@@ -86,6 +86,26 @@ def test_show_body_matches_sample(version):
     assert diffs == []
 
 
+UPDATE_SAMPLES = ["2.1", "2.47", "2.63", "2.71", "2.73", "2.75", "2.90",
+                  "2.94", "2.96", "2.98", "2.100", "2.104"]
+
+
+@pytest.mark.parametrize("version", UPDATE_SAMPLES)
+def test_update_body_matches_sample(version):
+    req = _request(version)
+    extras = view.Extras(show_extended=True, show_host_status=True,
+                         show_extra_specs=True, server_groups={UUID: []},
+                         pinned_az={UUID: "us-west"},
+                         host_status={UUID: "UP"})
+    body = {"server": view.updated(req, _instance(), extras)}
+    name = "servers/server-update-resp.json" if version == "2.1" else \
+        f"servers/v{version}/server-update-resp.json"
+    diffs = samples.shape_differences(
+        body, samples.load(name),
+        ignore=POLICY_KEYS + ("os-extended-volumes:volumes_attached",))
+    assert diffs == []
+
+
 def test_admin_only_attributes_follow_the_policy_flag():
     req = _request("2.89", admin=False)
     body = view.server(req, _instance(), view.Extras())
