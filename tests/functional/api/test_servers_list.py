@@ -545,3 +545,54 @@ def test_detail_sql_statements_do_not_grow_with_the_page(api_env, world):  # noq
     finally:
         sa.event.remove(sa.engine.Engine, "before_cursor_execute", count)
     assert counts[0] == counts[1], counts
+
+
+def _numa_server(world):
+    numa = objects.InstanceNUMATopology(cells=[
+        objects.InstanceNUMACell(
+            id=i, cpuset=set(cpus), pcpuset=set(), memory=mem, pagesize=4,
+            cpu_pinning_raw=pins,
+            cpu_topology=objects.VirtCPUTopology(sockets=1, cores=1,
+                                                 threads=2))
+        for i, cpus, mem, pins in ((0, (0, 1), 1024, {"0": 0, "1": 5}),
+                                   (1, (2, 3), 2048, {"2": 1, "3": 8}))])
+    return world.server("numa", CELL1_UUID, 20, numa_topology=numa)
+
+
+def test_topology_for_admins_matches_the_sample(api_env, world):  # noqa
+    numa = _numa_server(world)
+    got = _get(api_env, f"/servers/{numa}/topology", "2.78")
+    assert got == samples.load(
+        "os-server-topology/v2.78/servers-topology-resp.json")
+
+
+def test_topology_for_members_hides_the_host(member_env, world):  # noqa
+    numa = _numa_server(world)
+    got = _get(member_env, f"/servers/{numa}/topology", "2.78")
+    ref = samples.load(
+        "os-server-topology/v2.78/servers-topology-resp-user.json")
+    assert got == ref
+
+
+def test_tags_in_show_and_detail_match_the_samples(api_env, world):  # noqa
+    vm1 = world.by_name["vm1"]
+    call(api_env, f"/v2.1/servers/{vm1}/tags", method="PUT",
+         headers={V: "compute 2.26"}, body={"tags": ["tag1", "tag2"]})
+    show = _get(api_env, f"/servers/{vm1}", "2.26")
+    assert show["server"]["tags"] == ["tag1", "tag2"]
+    ignore = ("OS-EXT-SRV-ATTR:host", "OS-EXT-SRV-ATTR:hypervisor_hostname",
+              "OS-EXT-SRV-ATTR:instance_name", "OS-EXT-SRV-ATTR:kernel_id",
+              "OS-EXT-SRV-ATTR:ramdisk_id", "OS-EXT-SRV-ATTR:launch_index",
+              "OS-EXT-SRV-ATTR:reservation_id", "OS-EXT-SRV-ATTR:user_data",
+              "OS-EXT-SRV-ATTR:root_device_name", "OS-EXT-SRV-ATTR:hostname",
+              "host_status", "metadata", "OS-SRV-USG:launched_at",
+              "os-extended-volumes:volumes_attached", "accessIPv4",
+              "accessIPv6", "config_drive", "key_name", "description",
+              "servers_links")
+    assert samples.shape_differences(show, samples.load(
+        "os-server-tags/v2.26/server-tags-show-details-resp.json"),
+        ignore=ignore) == []
+    detail = _get(api_env, "/servers/detail?tags=tag1", "2.26")
+    assert samples.shape_differences(detail, samples.load(
+        "os-server-tags/v2.26/servers-tags-details-resp.json"),
+        ignore=ignore) == []
