@@ -15,6 +15,7 @@ import heapq
 import re
 import types
 
+from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
 from keel import context as keel_context
@@ -29,7 +30,6 @@ _DB_FILTERS = {"deleted", "soft_deleted", "changes-since", "changes-before",
                "tags", "tags-any", "uuid", "project_id", "user_id", "host",
                "vm_state", "task_state", "image_ref", "instance_type_id",
                "locked", "display_name", "display_description"}
-_REGEX_KEYS = {"display_name", "display_description"}
 _DEFAULT_KEYS = ("created_at", "uuid")
 
 
@@ -100,24 +100,26 @@ def sort_key_of(inst, keys, dirs):
 
 # --- filters applied in Python -----------------------------------------
 
+def _ip_version(item):
+    return item.get("version") or (6 if ":" in item.get("address", "")
+                                   else 4)
+
+
 def _addresses(inst, version):
+    """Fixed and floating addresses of ``version`` in the info cache."""
     cache = inst.info_cache if inst.obj_attr_is_set("info_cache") else None
     network_info = getattr(cache, "network_info", None) or []
     if isinstance(network_info, str):
-        from oslo_serialization import jsonutils
         network_info = jsonutils.loads(network_info)
     out = []
-    for vif in network_info or ():
+    for vif in network_info:
         for subnet in (vif.get("network") or {}).get("subnets") or ():
             for ip in subnet.get("ips") or ():
-                if ip.get("version", subnet.get("version")) == version \
-                        or (version == 4 and ":" not in ip.get("address", "")
-                            and ip.get("version") is None):
-                    out.append(ip.get("address"))
-                for fip in ip.get("floating_ips") or ():
-                    if version == 4 and ":" not in fip.get("address", ""):
-                        out.append(fip.get("address"))
-    return [a for a in out if a]
+                for item in [ip] + list(ip.get("floating_ips") or ()):
+                    if item.get("address") and \
+                            _ip_version(item) == version:
+                        out.append(item["address"])
+    return out
 
 
 def _tags(inst):
@@ -133,6 +135,16 @@ def _search(pattern, value):
         return re.search(str(pattern), str(value)) is not None
     except re.error:
         return str(pattern) in str(value)
+
+
+# Filters Nova matches as regular expressions (all but its exact ones).
+REGEX_FILTERS = {"access_ip_v4", "access_ip_v6", "auto_disk_config",
+                 "availability_zone", "config_drive", "kernel_id",
+                 "key_name", "launched_at", "terminated_at", "created_at",
+                 "locked_by", "node", "power_state", "progress",
+                 "ramdisk_id", "reservation_id", "root_device_name",
+                 "hostname", "launch_index", "display_name",
+                 "display_description"}
 
 
 def python_match(inst, filters):
@@ -160,7 +172,7 @@ def python_match(inst, filters):
         elif key == "not-tags-any":
             if set(want) & _tags(inst):
                 return False
-        elif key in _REGEX_KEYS or key in REGEX_FILTERS:
+        elif key in REGEX_FILTERS:
             if not _search(want, _value(inst, key)):
                 return False
         else:
@@ -171,16 +183,6 @@ def python_match(inst, filters):
             elif have != want:
                 return False
     return True
-
-
-# Filters Nova matches as regular expressions (all but its exact ones).
-REGEX_FILTERS = {"access_ip_v4", "access_ip_v6", "auto_disk_config",
-                 "availability_zone", "config_drive", "kernel_id",
-                 "key_name", "launched_at", "terminated_at", "created_at",
-                 "locked_by", "node", "power_state", "progress",
-                 "ramdisk_id", "reservation_id", "root_device_name",
-                 "hostname", "launch_index", "display_name",
-                 "display_description"}
 
 
 def split_filters(filters):
