@@ -12,6 +12,7 @@ minimal records of its instances (``cell_down_support``, API 2.69+) or
 skips it. Nothing about one cell ever fails the whole list.
 """
 import heapq
+import itertools
 import re
 import types
 
@@ -329,15 +330,15 @@ def get_instances_sorted(ctx, filters, limit, marker, expected_attrs,
             if db_cells.is_cell_failure_sentinel(results.get(c.uuid))]
     streams = [r for r in results.values()
                if not db_cells.is_cell_failure_sentinel(r)]
-    streams.append(_build_request_stream(ctx, filters, keys, dirs,
-                                         bound_key, limit))
-    seen, merged = set(), []
-    for inst in heapq.merge(*streams,
-                            key=lambda i: sort_key_of(i, keys, dirs)):
-        if inst.uuid in seen:
-            continue
-        seen.add(inst.uuid)
-        merged.append(inst)
+    # An instance already in its cell wins over a BuildRequest not yet
+    # deleted (the window at the end of a boot).
+    in_cells = {i.uuid for stream in streams for i in stream}
+    streams.append([i for i in _build_request_stream(
+        ctx, filters, keys, dirs, bound_key, limit)
+        if i.uuid not in in_cells])
+    merged = list(itertools.islice(
+        heapq.merge(*streams, key=lambda i: sort_key_of(i, keys, dirs)),
+        limit))
     lead = []
     if cell_down_support and down and (marker is None or down_marker):
         lead = minimal_records(ctx, down, filters.get("project_id"),

@@ -597,3 +597,21 @@ def test_tags_in_show_and_detail_match_the_samples(api_env, world):  # noqa
     assert samples.shape_differences(detail, samples.load(
         "os-server-tags/v2.26/servers-tags-details-resp.json"),
         ignore=ignore) == []
+
+
+def test_instance_in_its_cell_wins_over_a_leftover_build_request(
+        api_env, world):  # noqa: F811
+    vm9 = world.by_name["vm9"]
+    inst = objects.Instance(
+        uuid=vm9, project_id=PROJECT, user_id="fake", display_name="vm9",
+        vm_state="building", task_state="scheduling", power_state=0,
+        flavor=_flavor(), instance_type_id=1, metadata={},
+        system_metadata={}, locked=False,
+        created_at=BASE + datetime.timedelta(minutes=50))
+    objects.BuildRequest(world.ctx, instance_uuid=vm9, project_id=PROJECT,
+                         instance=inst,
+                         tags=objects.TagList(objects=[])).create()
+    body = _get(api_env, "/servers/detail")
+    found = [s for s in body["servers"] if s["id"] == vm9]
+    assert len(found) == 1 and found[0]["status"] == "ACTIVE"
+    assert _names(body) == NEWEST_FIRST[1:]
