@@ -615,3 +615,23 @@ def test_instance_in_its_cell_wins_over_a_leftover_build_request(
     found = [s for s in body["servers"] if s["id"] == vm9]
     assert len(found) == 1 and found[0]["status"] == "ACTIVE"
     assert _names(body) == NEWEST_FIRST[1:]
+
+
+def test_error_server_carries_its_latest_fault(api_env, world):  # noqa
+    failed = world.by_name["failed"]
+    cell0 = world.cell(objects.CellMapping.CELL0_UUID)
+    with keel_context.target_cell(world.ctx, cell0) as cctxt:
+        for message in ("first", "No valid host was found."):
+            objects.InstanceFault(cctxt, instance_uuid=failed, code=500,
+                                  message=message, details="trace",
+                                  host=None).create()
+    for path in ("/servers/detail?status=ERROR", f"/servers/{failed}"):
+        body = _get(api_env, path)
+        server = body["servers"][0] if "servers" in body else body["server"]
+        assert server["status"] == "ERROR"
+        assert server["fault"]["message"] == "No valid host was found."
+        assert server["fault"]["code"] == 500
+        assert server["fault"]["details"] == "trace"  # admin
+        assert "progress" not in server
+    others = _get(api_env, "/servers/detail?status=ACTIVE")["servers"]
+    assert others and all("fault" not in s for s in others)
