@@ -124,15 +124,20 @@ def update(ctx, located, body):
 
 
 def _pin_az(ctx, inst, zone):
+    """Unpin (``None``) or re-pin to the zone the server is in (2.104);
+    pinning to another zone is refused."""
+    current = inst.availability_zone if inst.obj_attr_is_set(
+        "availability_zone") else None
+    if zone is not None and zone != current:
+        raise exception.InvalidInput(
+            reason=f"The server {inst.uuid} can only be pinned to the "
+                   f"availability zone it is in ({current}), not {zone}.")
     try:
         spec = objects.RequestSpec.get_by_instance_uuid(ctx, inst.uuid)
     except exception.NotFound:
-        spec = None
-    if spec is not None:
-        spec.availability_zone = zone
-        spec.save()
-    if zone is not None:
-        inst.availability_zone = zone
+        return
+    spec.availability_zone = zone
+    spec.save()
 
 
 def request_specs(ctx, uuids):

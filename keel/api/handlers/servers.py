@@ -372,6 +372,8 @@ def _update(req, id):
     except exception.InstanceNotFound:
         raise webob.exc.HTTPNotFound(
             explanation=f"Instance {id} could not be found.")
+    except exception.InvalidInput as exc:
+        raise _bad(exc.format_message())
     extras = page_extras(req, [located.instance],
                          for_show=req.version_matches("2.71"))
     return {"server": view.updated(req, located.instance, extras)}

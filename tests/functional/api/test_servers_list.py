@@ -635,3 +635,30 @@ def test_error_server_carries_its_latest_fault(api_env, world):  # noqa
         assert "progress" not in server
     others = _get(api_env, "/servers/detail?status=ACTIVE")["servers"]
     assert others and all("fault" not in s for s in others)
+
+
+def test_pinned_availability_zone_and_scheduler_hints(api_env, world):  # noqa
+    vm2 = world.by_name["vm2"]
+    spec = objects.RequestSpec(world.ctx, instance_uuid=vm2,
+                               project_id=PROJECT, availability_zone="nova",
+                               flavor=_flavor(),
+                               scheduler_hints={"same_host": ["h1"]})
+    spec.create()
+    show = _get(api_env, f"/servers/{vm2}", "2.100")["server"]
+    assert show["pinned_availability_zone"] == "nova"
+    assert show["scheduler_hints"] == {"same_host": ["h1"]}
+    detail = _get(api_env, "/servers/detail?name=^vm2$", "2.96")
+    assert detail["servers"][0]["pinned_availability_zone"] == "nova"
+    unpin = call(api_env, f"/v2.1/servers/{vm2}", method="PUT",
+                 headers={V: "compute 2.104"},
+                 body={"server": {"pinned_availability_zone": None}})
+    assert unpin.status_int == 200, unpin.text
+    assert unpin.json["server"]["pinned_availability_zone"] is None
+    elsewhere = call(api_env, f"/v2.1/servers/{vm2}", method="PUT",
+                     headers={V: "compute 2.104"},
+                     body={"server": {"pinned_availability_zone": "az9"}})
+    assert elsewhere.status_int == 400
+    repin = call(api_env, f"/v2.1/servers/{vm2}", method="PUT",
+                 headers={V: "compute 2.104"},
+                 body={"server": {"pinned_availability_zone": "nova"}})
+    assert repin.json["server"]["pinned_availability_zone"] == "nova"
