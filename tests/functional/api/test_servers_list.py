@@ -662,3 +662,25 @@ def test_pinned_availability_zone_and_scheduler_hints(api_env, world):  # noqa
                  headers={V: "compute 2.104"},
                  body={"server": {"pinned_availability_zone": "nova"}})
     assert repin.json["server"]["pinned_availability_zone"] == "nova"
+
+
+def test_host_status_for_admins_from_216(api_env, world):  # noqa: F811
+    cell1 = world.cell(CELL1_UUID)
+    with keel_context.target_cell(world.ctx, cell1) as cctxt:
+        for host, disabled in (("up-host", False), ("off-host", True)):
+            svc = objects.Service(cctxt, host=host, binary="nova-compute",
+                                  topic="compute", report_count=1,
+                                  disabled=disabled)
+            svc.create()
+            svc.last_seen_up = datetime.datetime.now(datetime.timezone.utc)
+            svc.save()
+    up = world.server("on-up", CELL1_UUID, 30, host="up-host")
+    off = world.server("on-off", CELL1_UUID, 31, host="off-host")
+    lost = world.server("on-gone", CELL1_UUID, 32, host="gone-host")
+    body = _get(api_env, "/servers/detail?name=^on-", "2.16")
+    status = {s["id"]: s["host_status"] for s in body["servers"]}
+    assert status == {up: "UP", off: "MAINTENANCE", lost: "UNKNOWN"}
+    assert "host_status" not in _get(api_env, f"/servers/{up}",
+                                     "2.15")["server"]
+    vm1 = _get(api_env, f"/servers/{world.by_name['vm1']}", "2.16")
+    assert vm1["server"]["host_status"] == ""
