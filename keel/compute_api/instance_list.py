@@ -27,7 +27,7 @@ from keel import objects
 from keel.objects import db_helpers as h
 
 # Filters the cell query itself applies (keel.objects.instance_db).
-_DB_FILTERS = {"deleted", "soft_deleted", "changes-since", "changes-before",
+_DB_FILTERS = {"deleted", "soft_deleted", "hidden", "changes-since", "changes-before",
                "tags", "tags-any", "uuid", "project_id", "user_id", "host",
                "vm_state", "task_state", "image_ref", "instance_type_id",
                "locked", "display_name", "display_description"}
@@ -172,6 +172,9 @@ def python_match(inst, filters):
                 return False
         elif key == "not-tags-any":
             if set(want) & _tags(inst):
+                return False
+        elif key == "hidden":
+            if bool(_value(inst, "hidden")) != bool(want):
                 return False
         elif key in REGEX_FILTERS:
             if not _search(want, _value(inst, key)):

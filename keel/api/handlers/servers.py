@@ -162,6 +162,8 @@ def search_filters(req, list_policy):
         except exception.FlavorNotFound:
             raise _Empty()
         filters["instance_type_id"] = flavor.id
+    # Copies left by a cross-cell resize are never listed.
+    filters["hidden"] = False
     if _all_tenants(req):
         policy.authorize(ctx, POLICY % f"{list_policy}:get_all_tenants",
                          target={"project_id": ctx.project_id})

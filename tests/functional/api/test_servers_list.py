@@ -684,3 +684,9 @@ def test_host_status_for_admins_from_216(api_env, world):  # noqa: F811
                                      "2.15")["server"]
     vm1 = _get(api_env, f"/servers/{world.by_name['vm1']}", "2.16")
     assert vm1["server"]["host_status"] == ""
+
+
+def test_hidden_copies_are_not_listed(api_env, world):  # noqa: F811
+    world.server("shadow", CELL2_UUID, 40, hidden=True)
+    assert "shadow" not in _names(_get(api_env, "/servers?all_tenants=1"))
+    assert _names(_get(api_env, "/servers?all_tenants=1")) == NEWEST_FIRST
