@@ -13,8 +13,7 @@ SHOW_ATTRS = ["metadata", "system_metadata", "info_cache", "flavor", "tags",
               "fault", "security_groups", "trusted_certs", "numa_topology"]
 # vm_states in which metadata and tags may change (task_state must be None).
 _META_STATES = ("active", "paused", "suspended", "stopped")
-_TAG_STATES = ("active", "paused", "suspended", "stopped", "shelved",
-               "shelved_offloaded")
+_TAG_STATES = _META_STATES
 
 
 class Located:
@@ -88,12 +87,12 @@ def check_locked(ctx, instance):
         raise exception.InstanceIsLocked(instance_uuid=instance.uuid)
 
 
-def check_state(instance, states, method):
+def check_state(instance, states, method, idle=True):
     if instance.vm_state not in states:
         raise exception.InstanceInvalidState(
             instance_uuid=instance.uuid, attr="vm_state",
             state=instance.vm_state, method=method)
-    if instance.task_state is not None:
+    if idle and instance.task_state is not None:
         raise exception.InstanceInvalidState(
             instance_uuid=instance.uuid, attr="task_state",
             state=instance.task_state, method=method)
@@ -196,7 +195,8 @@ def delete_metadata_item(ctx, located, key):
 
 def _tag_target(ctx, located, method):
     inst = located.instance
-    check_state(inst, _TAG_STATES, method)
+    # Tags only look at the vm_state (no task_state, no lock check).
+    check_state(inst, _TAG_STATES, method, idle=False)
     return inst
 
 
@@ -207,18 +207,23 @@ def set_tags(ctx, located, tags):
                                                       tags)]
 
 
+def check_tag_state(ctx, located):
+    _tag_target(ctx, located, "update tag")
+
+
 def add_tag(ctx, located, tag):
-    """Add ``tag``; returns False when it was already there."""
-    inst = _tag_target(ctx, located, "update tag")
+    """Add ``tag``; returns False when it was already there. As Nova, a
+    server at the limit refuses even a tag it already has."""
+    inst = located.instance
     with keel_context.target_cell(ctx, located.cell) as cctxt:
-        if objects.Tag.exists(cctxt, inst.uuid, tag):
-            return False
         names = [t.tag for t in objects.TagList.get_by_resource_id(
             cctxt, inst.uuid)]
         if len(names) >= MAX_TAGS:
             raise exception.InvalidInput(
                 reason=f"The number of tags exceeded the per-server limit "
                        f"{MAX_TAGS}")
+        if tag in names:
+            return False
         objects.Tag(cctxt, resource_id=inst.uuid, tag=tag).create()
     return True
 

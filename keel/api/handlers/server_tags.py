@@ -63,21 +63,22 @@ def show(req, server_id, id):
     located = _located(req, server_id, "show")
     if id not in servers_api.get_tags(req.context, located):
         raise webob.exc.HTTPNotFound(
-            explanation=f"Server {server_id} doesn't have tag {id}")
+            explanation=f"Server {server_id} has no tag '{id}'")
     return None
 
 
 @wsgi.expose("2.26", name="server_tags.update")
 @validation.schema(schema.tags_update)
 def update(req, server_id, id):
+    located = _located(req, server_id, "update")
+    _change(servers_api.check_tag_state, "update tag", req.context, located)
     try:
         _TAG.validate(id)
-    except exception.ValidationError:
+    except exception.ValidationError as exc:
         raise webob.exc.HTTPBadRequest(
-            explanation=f"Tag '{id}' is invalid. It must be a non-empty "
-                        f"string of at most 60 characters without ',' or "
-                        f"'/'.")
-    located = _located(req, server_id, "update")
+            explanation=f"Tag '{id}' is invalid. It must be a non empty "
+                        f"string without characters '/' and ','. "
+                        f"Validation error message: {exc.kwargs['detail']}")
     added = _change(servers_api.add_tag, "update tag", req.context, located,
                     id)
     resp = webob.Response(status=201 if added else 204)

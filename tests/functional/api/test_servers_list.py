@@ -690,3 +690,23 @@ def test_hidden_copies_are_not_listed(api_env, world):  # noqa: F811
     world.server("shadow", CELL2_UUID, 40, hidden=True)
     assert "shadow" not in _names(_get(api_env, "/servers?all_tenants=1"))
     assert _names(_get(api_env, "/servers?all_tenants=1")) == NEWEST_FIRST
+
+
+def test_tag_rules(api_env, world):  # noqa: F811
+    vm3 = world.by_name["vm3"]
+    h = {V: "compute 2.26"}
+    base = f"/v2.1/servers/{vm3}/tags"
+    bad = call(api_env, base + "/" + "x" * 61, method="PUT", headers=h)
+    assert bad.status_int == 400 and "is invalid" in bad.text
+    full = [f"t{i}" for i in range(50)]
+    assert call(api_env, base, method="PUT", headers=h,
+                body={"tags": full}).status_int == 200
+    over = call(api_env, base + "/new", method="PUT", headers=h)
+    assert over.status_int == 400 and "per-server limit 50" in over.text
+    missing = call(api_env, base + "/nope", headers=h)
+    assert missing.status_int == 404
+    assert f"Server {vm3} has no tag 'nope'" in missing.text
+    assert call(api_env, base + "/t1", method="DELETE",
+                headers=h).status_int == 204
+    assert call(api_env, base + "/t1", method="DELETE",
+                headers=h).status_int == 404
