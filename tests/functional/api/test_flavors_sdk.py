@@ -1,8 +1,6 @@
 """openstacksdk and the openstack CLI drive flavors (and, in the CLI
 test, key pairs and limits) over HTTP against the in-process API on SQLite
 API/cell databases."""
-import contextlib
-import io
 import json
 
 from openstack import exceptions as sdk_exc
@@ -64,17 +62,17 @@ def test_sdk_flavor_paging_follows_next_links(sdk):
 
 
 def _osc(url, *argv, version="2.74"):
-    # One microversion for every call: the CLI keeps some client state
-    # between in-process runs.
-    from openstackclient import shell
-    out = io.StringIO()
-    args = ["--os-auth-type", "none", "--os-endpoint", f"{url}/v2.1",
+    # The real command, in its own process as a user runs it (in-process
+    # runs share logging and client state with the rest of the test run).
+    import subprocess
+    import sys
+    args = [sys.executable, "-m", "openstackclient.shell",
+            "--os-auth-type", "none", "--os-endpoint", f"{url}/v2.1",
             "--os-compute-api-version", version,
             "--os-identity-api-version", "3", *argv, "-f", "json"]
-    with contextlib.redirect_stdout(out):
-        rc = shell.main(args)
-    assert rc == 0, out.getvalue()
-    return json.loads(out.getvalue())
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout)
 
 
 def test_openstack_cli_flavors_and_keypairs(cells_api_url, tmp_path):

@@ -467,18 +467,18 @@ def test_openstacksdk_lists_and_shows(api_env, world, serve):  # noqa: F811
 
 
 def _osc(url, *argv, version="2.79"):
-    import contextlib
-    import io
+    # The real command in its own process, as a user runs it (in-process
+    # runs share logging and client state with the rest of the test run).
     import json
-    from openstackclient import shell
-    out = io.StringIO()
-    args = ["--os-auth-type", "none", "--os-endpoint", f"{url}/v2.1",
+    import subprocess
+    import sys
+    args = [sys.executable, "-m", "openstackclient.shell",
+            "--os-auth-type", "none", "--os-endpoint", f"{url}/v2.1",
             "--os-compute-api-version", version,
             "--os-identity-api-version", "3", *argv]
-    with contextlib.redirect_stdout(out):
-        rc = shell.main(args)
-    assert rc == 0, out.getvalue()
-    text = out.getvalue()
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = proc.stdout
     return json.loads(text) if text.strip() else None
 
 
