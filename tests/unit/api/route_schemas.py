@@ -6,6 +6,8 @@
 ours, upstream ref) cases using routes.json; ``problems(cases)`` runs the
 generated documents of schema_cases through both sides.
 """
+import copy
+import functools
 import json
 import pathlib
 
@@ -18,10 +20,15 @@ REFERENCE = pathlib.Path(__file__).resolve().parents[4] / "shared" / \
 KIND = {"body": "request", "query": "query"}
 
 
+@functools.lru_cache(maxsize=None)
+def _upstream_module(module):
+    return json.loads((REFERENCE / "schemas" / f"{module}.json").read_text())
+
+
 def upstream_schema(ref):
     module, name = ref.split(".", 1)
-    data = json.loads((REFERENCE / "schemas" / f"{module}.json").read_text())
-    return data[name]
+    # A deep copy: callers may not change the cached module data.
+    return copy.deepcopy(_upstream_module(module)[name])
 
 
 def has_upstream_data(ref):
