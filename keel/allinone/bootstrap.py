@@ -9,11 +9,8 @@ from oslo_log import log as logging
 
 from keel import context as keel_context
 from keel.db import migration
-from keel.db import session as db_session
 
 LOG = logging.getLogger(__name__)
-
-CELL0_UUID = "00000000-0000-0000-0000-000000000000"
 
 
 def prepare(layout, transport_url):
@@ -29,8 +26,9 @@ def _ensure_cells(layout, transport_url):
     objects.register_all()
     ctxt = keel_context.get_admin_context()
     cells = {c.uuid: c for c in objects.CellMappingList.get_all(ctxt)}
-    if CELL0_UUID not in cells:
-        objects.CellMapping(ctxt, uuid=CELL0_UUID, name="cell0",
+    if objects.CellMapping.CELL0_UUID not in cells:
+        objects.CellMapping(ctxt, uuid=objects.CellMapping.CELL0_UUID,
+                            name="cell0",
                             transport_url="none:///",
                             database_connection=layout.cell0_db,
                             disabled=False).create()
@@ -48,7 +46,3 @@ def discover_hosts():
     """Map compute hosts that registered since the last call (idempotent)."""
     from keel.cmd import manage_cell_v2
     return manage_cell_v2.discover_hosts()
-
-
-def reset_engines():
-    db_session.reset()

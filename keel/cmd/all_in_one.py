@@ -10,6 +10,7 @@ service, one compute node per schedulable Kubernetes node) and
 with N nodes, for demonstrations).
 """
 import argparse
+import logging
 import signal
 import sys
 import threading
@@ -71,9 +72,10 @@ def main(argv):
         aio.stop()
         return 1
     except Exception as exc:  # noqa: BLE001 - one clear line, then exit
+        logging.getLogger(__name__).exception("all-in-one start failed")
         sys.stderr.write(f"keel all-in-one: cannot start: {exc}\n")
         aio.stop()
-        raise
+        return 1
     print(aio.banner(), flush=True)
     while not stop.wait(0.5):
         pass
