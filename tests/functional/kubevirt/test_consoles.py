@@ -5,7 +5,6 @@ import pytest
 from keel import exception
 from keel.virt import driver as virt_driver
 from keel.virt.kubevirt import driver as kv_driver
-from keel.virt.kubevirt import errors
 
 from .conftest import NS, Ctx, image, make_instance
 
@@ -28,9 +27,9 @@ def test_console_output_is_the_guest_console_log(sim, drv, guest):
 
 def test_console_of_a_stopped_guest_is_not_ready(drv, guest):
     drv.power_off(guest)
-    with pytest.raises(errors.InstanceNotReady):
+    with pytest.raises(exception.InstanceNotReady):
         drv.get_console_output(None, guest)
-    with pytest.raises(errors.InstanceNotReady):
+    with pytest.raises(exception.InstanceNotReady):
         drv.get_vnc_console(None, guest)
     with pytest.raises(exception.InstanceNotFound):
         drv.get_serial_console(None, make_instance())

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
+from keel import exception
 from keel.virt import power_state
-from keel.virt.kubevirt import errors
 
 from .conftest import NS, Ctx, image, make_instance
 
@@ -59,16 +59,16 @@ def test_precheck_refuses_unmigratable_guest(conf, drv, running):
                       group="kubevirt")
     inst = make_instance()
     drv.spawn(Ctx(), inst, image(), [], None, {})
-    with pytest.raises(errors.MigrationPreCheckError) as err:
+    with pytest.raises(exception.MigrationPreCheckError) as err:
         _checks(drv, inst)
     assert "DisksNotLiveMigratable" in str(err.value)
 
 
 def test_precheck_refuses_same_node_and_stopped_guest(drv, guest):
-    with pytest.raises(errors.MigrationPreCheckError):
+    with pytest.raises(exception.MigrationPreCheckError):
         _checks(drv, guest, dest="node-1")
     drv.power_off(guest)
-    with pytest.raises(errors.MigrationPreCheckError):
+    with pytest.raises(exception.MigrationPreCheckError):
         _checks(drv, guest)
 
 

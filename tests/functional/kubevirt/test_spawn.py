@@ -8,7 +8,6 @@ import pytest
 from keel import exception
 from keel.virt import event as virtevent
 from keel.virt import power_state
-from keel.virt.kubevirt import errors
 from keel.virt.kubevirt.spec import KubeVirtUnsupported
 
 from .conftest import NS, Ctx, image, make_instance
@@ -134,7 +133,7 @@ def test_unsupported_flavor_is_refused_before_anything_exists(sim, drv):
 def test_unschedulable_build_is_rescheduled_and_cleaned(sim, drv, running):
     inst = make_instance()
     sim.make_unschedulable(inst.uuid)
-    with pytest.raises(errors.RescheduledException) as err:
+    with pytest.raises(exception.RescheduledException) as err:
         drv.spawn(Ctx(), inst, image(), [], None, {})
     assert "ErrorUnschedulable" in str(err.value)
     assert sim.get("VirtualMachine", NS, inst.uuid) is None
@@ -143,7 +142,7 @@ def test_unschedulable_build_is_rescheduled_and_cleaned(sim, drv, running):
 def test_dedicated_cpus_on_a_node_without_cpu_manager_cannot_schedule(
         sim, drv, running):
     inst = make_instance(extra_specs={"hw:cpu_policy": "dedicated"})
-    with pytest.raises(errors.RescheduledException):
+    with pytest.raises(exception.RescheduledException):
         drv.spawn(Ctx(), inst, image(), [], None, {})
     ok = make_instance(node="node-2",
                        extra_specs={"hw:cpu_policy": "dedicated"})
@@ -154,7 +153,7 @@ def test_dedicated_cpus_on_a_node_without_cpu_manager_cannot_schedule(
 def test_root_datavolume_failure_fails_the_build(sim, drv, running):
     inst = make_instance()
     sim.fail_datavolume(inst.uuid + "-root", message="disk quota exceeded")
-    with pytest.raises(errors.InstanceDeployFailure) as err:
+    with pytest.raises(exception.InstanceDeployFailure) as err:
         drv.spawn(Ctx(), inst, image(), [], None, {})
     assert "DataVolume" in str(err.value)
     assert sim.get("VirtualMachine", NS, inst.uuid) is None
@@ -165,7 +164,7 @@ def test_image_import_failure_fails_the_build_and_is_retried(sim, drv,
     inst = make_instance()
     sim.fail_datavolume("keel-image-" + inst.image_ref,
                         message="HTTP 401 from Glance")
-    with pytest.raises(errors.InstanceDeployFailure) as err:
+    with pytest.raises(exception.InstanceDeployFailure) as err:
         drv.spawn(Ctx(), inst, image(), [], None, {})
     assert "HTTP 401 from Glance" in str(err.value)
     assert sim.list("VirtualMachine", NS) == []
@@ -237,7 +236,7 @@ def test_image_pull_error_fails_the_build(sim, drv, running):
     inst = make_instance(system_metadata={
         "image_kubevirt_container_disk": "registry.invalid/nope:1"})
     sim.image_pull_error(inst.uuid)
-    with pytest.raises(errors.InstanceDeployFailure) as err:
+    with pytest.raises(exception.InstanceDeployFailure) as err:
         drv.spawn(Ctx(), inst, image(), [], None, {})
     assert "ErrImagePull" in str(err.value) or \
         "ImagePullBackOff" in str(err.value)

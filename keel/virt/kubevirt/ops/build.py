@@ -15,7 +15,6 @@ and wait for the watch to see it gone.  Already gone is success.
 import logging
 
 from keel import exception
-from keel.virt.kubevirt import errors
 from keel.virt.kubevirt import kube
 from keel.virt.kubevirt import status
 from keel.virt.kubevirt.spec import cloudinit
@@ -87,7 +86,7 @@ def ensure_image(drv, context, instance, image_meta):
     if phase == "Failed":
         # Let the next build import it again.
         client.delete(kube.DATAVOLUME, name, ns)
-    raise errors.InstanceDeployFailure(instance_uuid=instance.uuid,
+    raise exception.InstanceDeployFailure(instance_uuid=instance.uuid,
                                        reason="image %s: %s"
                                        % (image_id, reason))
 
@@ -127,7 +126,7 @@ def spawn(drv, context, instance, image_meta, network_info, power_on):
         if power_on:
             client.subresource("virtualmachines", instance.uuid, "start")
             wait_running(drv, instance, opts.spawn_timeout,
-                         errors.InstanceDeployFailure)
+                         exception.InstanceDeployFailure)
     except Exception as exc:
         LOG.warning("Build of %s on %s failed; removing its objects",
                     instance.uuid, node)
@@ -138,7 +137,7 @@ def spawn(drv, context, instance, image_meta, network_info, power_on):
                           instance.uuid)
         if isinstance(exc, kube.KubeError):
             # The fault recorded on the instance names the API's answer.
-            raise errors.InstanceDeployFailure(
+            raise exception.InstanceDeployFailure(
                 instance_uuid=instance.uuid, reason=str(exc)) from exc
         raise
 
@@ -173,7 +172,7 @@ def wait_running(drv, instance, timeout, failure, old_uid=None):
                       reason="not running after %ss" % timeout)
     if result[0] == "error":
         if status.printable_status(drv.guests.vm(uuid)) in _RESCHEDULE:
-            raise errors.RescheduledException(instance_uuid=uuid,
+            raise exception.RescheduledException(instance_uuid=uuid,
                                               reason=result[1])
         raise failure(instance_uuid=uuid, reason=result[1])
 

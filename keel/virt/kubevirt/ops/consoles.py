@@ -10,7 +10,6 @@ import urllib.parse
 
 from keel import exception
 from keel.virt import driver
-from keel.virt.kubevirt import errors
 from keel.virt.kubevirt import kube
 from keel.virt.kubevirt import status
 
@@ -24,9 +23,9 @@ def _running_vmi(drv, instance):
     if vmi is None:
         if drv.guests.vm(instance.uuid) is None:
             raise exception.InstanceNotFound(instance_id=instance.uuid)
-        raise errors.InstanceNotReady(instance_id=instance.uuid)
+        raise exception.InstanceNotReady(instance_id=instance.uuid)
     if status.vmi_phase(vmi) != "Running":
-        raise errors.InstanceNotReady(instance_id=instance.uuid)
+        raise exception.InstanceNotReady(instance_id=instance.uuid)
     return vmi
 
 
@@ -46,7 +45,7 @@ def console_output(drv, instance):
     vmi = _running_vmi(drv, instance)
     pod = launcher_pod(drv, vmi)
     if pod is None:
-        raise errors.InstanceNotReady(instance_id=instance.uuid)
+        raise exception.InstanceNotReady(instance_id=instance.uuid)
     text = drv.kube.pod_log(pod, CONSOLE_CONTAINER)
     return text[-MAX_CONSOLE_BYTES:]
 

@@ -9,7 +9,7 @@ is re-pinned there so a later restart stays on the node Nova accounts it to.
 """
 import logging
 
-from keel.virt.kubevirt import errors
+from keel import exception
 from keel.virt.kubevirt import kube
 from keel.virt.kubevirt import status
 from keel.virt.kubevirt.spec import labels
@@ -38,16 +38,16 @@ def check_source(drv, instance, dest_check_data):
     disks, a migratable network binding, ...)."""
     vmi = drv.guests.vmi(instance.uuid)
     if vmi is None or status.vmi_phase(vmi) != "Running":
-        raise errors.MigrationPreCheckError(
+        raise exception.MigrationPreCheckError(
             reason="instance %s is not running" % instance.uuid)
     cond = status.condition(vmi, "LiveMigratable")
     if cond is not None and cond.get("status") != "True":
-        raise errors.MigrationPreCheckError(
+        raise exception.MigrationPreCheckError(
             reason="%s: %s" % (cond.get("reason"), cond.get("message")))
     node = (vmi.get("status") or {}).get("nodeName")
     dest = (dest_check_data or {}).get("dest_node")
     if dest and dest == node:
-        raise errors.MigrationPreCheckError(
+        raise exception.MigrationPreCheckError(
             reason="instance %s already runs on %s" % (instance.uuid, node))
     return dest_check_data
 

@@ -64,7 +64,7 @@ def power_off(drv, instance, timeout):
                               .get("stateChangeRequests"))
     if not drv.guests.wait(stopped, drv.conf.kubevirt.power_timeout +
                            int(timeout or 0)):
-        raise errors.InstancePowerOffFailure(
+        raise exception.InstancePowerOffFailure(
             instance_uuid=uuid, reason="still running after the stop")
 
 
@@ -80,7 +80,7 @@ def power_on(drv, instance):
     old_uid = _vmi_uid(drv, instance)
     _put(drv, instance, VM, "start", ok_conflict=True)
     build.wait_running(drv, instance, drv.conf.kubevirt.power_timeout,
-                       errors.InstancePowerOnFailure, old_uid=old_uid)
+                       exception.InstancePowerOnFailure, old_uid=old_uid)
 
 
 def reboot(drv, instance, reboot_type):
@@ -112,7 +112,7 @@ def hard_reboot(drv, instance):
     else:
         _put(drv, instance, VM, "restart", {"gracePeriodSeconds": 0})
     build.wait_running(drv, instance, drv.conf.kubevirt.power_timeout,
-                       errors.InstanceRebootFailure, old_uid=old_uid)
+                       exception.InstanceRebootFailure, old_uid=old_uid)
 
 
 def pause(drv, instance):
