@@ -718,3 +718,22 @@ class CinderConnectionFailed(NovaException):
 
 class VolumeLimitExceeded(OverQuota):
     msg_fmt = "Volume resource quota exceeded"
+
+
+class BuildAbortException(NovaException):
+    msg_fmt = "Build of instance %(instance_uuid)s aborted: %(reason)s"
+
+
+class ComputeResourcesUnavailable(ServiceUnavailable):
+    msg_fmt = "Insufficient compute resources: %(reason)s."
+
+
+class AllocationDeleteFailed(NovaException):
+    msg_fmt = ("Failed to delete allocations for consumer %(consumer_uuid)s. "
+               "Error: %(error)s")
+    code = 409
+
+
+class TooManyInstances(OverQuota):
+    msg_fmt = ("Quota exceeded for %(overs)s: Requested %(req)s, but already "
+               "used %(used)s of %(allowed)s %(overs)s")
