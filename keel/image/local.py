@@ -1,0 +1,313 @@
+"""The local image catalogue: Nova's image API over a directory.
+
+Used by the all-in-one when no Glance is configured. Each image is one
+Glance-v2-shaped JSON document ``<id>.json`` (so ``keel.image.convert``
+serves both backends), its data optionally in ``<id>.data``.
+
+Several processes share the directory (the all-in-one and ``keel manage
+image``): every file is written to a temporary name and renamed into place
+(``os.replace`` is atomic), so a reader sees the old or the new document,
+never half of one; read-modify-write changes take an exclusive ``flock`` on
+``.lock`` so two writers do not lose each other's update.
+"""
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+
+from keel import exception
+from keel.image import convert
+from keel.image import filters as filters_mod
+
+CHUNK = 64 * 1024
+DEFAULT_DISK_FORMAT = "qcow2"
+DEFAULT_CONTAINER_FORMAT = "bare"
+_VISIBILITIES = ("public", "private", "shared", "community")
+_DISK_FORMATS = ("ami", "ari", "aki", "vhd", "vhdx", "vmdk", "raw", "qcow2",
+                 "vdi", "iso", "ploop")
+_CONTAINER_FORMATS = ("ami", "ari", "aki", "bare", "ovf", "ova", "docker",
+                      "compressed")
+
+
+def _now():
+    return convert.isotime(timeutils.utcnow())
+
+
+def _is_admin(context):
+    return context is None or getattr(context, "is_admin", False)
+
+
+def _project(context):
+    return getattr(context, "project_id", None) if context else None
+
+
+class LocalImageAPI:
+    """Nova's ``nova.image.glance.API`` methods over a directory."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        os.makedirs(self.path, exist_ok=True)
+
+    # -- files -------------------------------------------------------------
+    def _doc_path(self, image_id):
+        return os.path.join(self.path, "%s.json" % image_id)
+
+    def data_path(self, image_id):
+        return os.path.join(self.path, "%s.data" % image_id)
+
+    @contextlib.contextmanager
+    def _locked(self):
+        with open(os.path.join(self.path, ".lock"), "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _write_atomic(self, final, write):
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                result = write(fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, final)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        return result
+
+    def _save(self, doc):
+        body = json.dumps(doc, sort_keys=True, indent=1).encode()
+        self._write_atomic(self._doc_path(doc["id"]),
+                           lambda fh: fh.write(body))
+
+    def _load(self, image_id):
+        if not isinstance(image_id, str) or "/" in image_id or \
+                image_id.startswith("."):
+            return None
+        try:
+            with open(self._doc_path(image_id), "rb") as fh:
+                return json.load(fh)
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def _all_docs(self):
+        docs = []
+        for name in os.listdir(self.path):
+            if name.endswith(".json") and not name.startswith("."):
+                doc = self._load(name[:-5])
+                if doc is not None:
+                    docs.append(doc)
+        return docs
+
+    # -- access (as Glance's default policy) --------------------------------
+    @staticmethod
+    def _visible(context, doc):
+        if _is_admin(context):
+            return True
+        if doc.get("visibility") in ("public", "community"):
+            return True
+        return doc.get("owner") is not None and doc.get("owner") == \
+            _project(context)
+
+    @staticmethod
+    def _listed(context, doc):
+        # Glance's default list leaves out community images of others.
+        if _is_admin(context) or doc.get("visibility") == "public":
+            return True
+        return doc.get("owner") is not None and doc.get("owner") == \
+            _project(context)
+
+    def _get_doc(self, context, image_id):
+        doc = self._load(image_id)
+        if doc is None or not self._visible(context, doc):
+            raise exception.ImageNotFound(image_id=image_id)
+        return doc
+
+    def _check_owner(self, context, doc):
+        if not _is_admin(context) and doc.get("owner") != _project(context):
+            raise exception.ImageNotAuthorized(image_id=doc["id"])
+
+    # -- Nova's image API -----------------------------------------------------
+    def get(self, context, image_id, include_locations=False,
+            show_deleted=True):
+        return convert.from_glance(self._get_doc(context, image_id),
+                                   include_locations=include_locations)
+
+    def get_all(self, context, **kwargs):
+        docs = [d for d in self._all_docs() if self._listed(context, d)]
+        images = [convert.from_glance(d) for d in docs]
+        return filters_mod.apply(images, kwargs)
+
+    def create(self, context, image_meta, data=None):
+        meta = dict(image_meta)
+        image_id = meta.pop("id", None) or uuidutils.generate_uuid()
+        if not uuidutils.is_uuid_like(image_id):
+            raise exception.ImageBadRequest(
+                image_id=image_id, response="id must be a UUID")
+        location = meta.pop("location", None)
+        doc = convert.to_glance(meta)
+        self._validate(image_id, doc)
+        now = _now()
+        doc.update(id=image_id, status="queued", created_at=now,
+                   updated_at=now, size=None, checksum=None,
+                   os_hash_algo=None, os_hash_value=None, locations=[],
+                   tags=list(doc.get("tags") or []))
+        doc.setdefault("name", None)
+        doc.setdefault("visibility", "shared")
+        doc.setdefault("protected", False)
+        doc.setdefault("min_ram", 0)
+        doc.setdefault("min_disk", 0)
+        doc.setdefault("disk_format", None)
+        doc.setdefault("container_format", None)
+        if "owner" not in doc:
+            doc["owner"] = _project(context)
+        if location:
+            self._set_location(doc, location, image_meta.get("size"))
+        with self._locked():
+            if self._load(image_id) is not None:
+                raise exception.ImageBadRequest(
+                    image_id=image_id,
+                    response="Image with identifier %s already exists!"
+                             % image_id)
+            if data is not None:
+                self._store_data(doc, data)
+            self._save(doc)
+        return convert.from_glance(doc)
+
+    def update(self, context, image_id, image_meta, data=None,
+               purge_props=True):
+        with self._locked():
+            doc = self._get_doc(context, image_id)
+            self._check_owner(context, doc)
+            meta = dict(image_meta)
+            meta.pop("id", None)
+            location = meta.pop("location", None)
+            changes = convert.to_glance(meta)
+            self._validate(image_id, changes)
+            if purge_props:
+                # As Nova with Glance v2: properties not named are removed.
+                for key in list(doc):
+                    if key not in convert.BASE_ATTRIBUTES and \
+                            key not in changes:
+                        del doc[key]
+            doc.update(changes)
+            if location:
+                self._set_location(doc, location, image_meta.get("size"))
+            if data is not None:
+                if doc["status"] != "queued":
+                    raise exception.ImageBadRequest(
+                        image_id=image_id,
+                        response="Image status transition from %s to saving "
+                                 "is not allowed" % doc["status"])
+                self._store_data(doc, data)
+            doc["updated_at"] = _now()
+            self._save(doc)
+        return convert.from_glance(doc)
+
+    def delete(self, context, image_id):
+        with self._locked():
+            doc = self._get_doc(context, image_id)
+            self._check_owner(context, doc)
+            if doc.get("protected"):
+                raise exception.ImageNotAuthorized(image_id=image_id)
+            os.unlink(self._doc_path(image_id))
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.data_path(image_id))
+        return True
+
+    def download(self, context, image_id, data=None, dst_path=None,
+                 trusted_certs=None):
+        self._get_doc(context, image_id)
+        src = self.data_path(image_id)
+        if not os.path.exists(src):
+            raise exception.ImageUnacceptable(
+                image_id=image_id, reason="Image has no associated data")
+        if dst_path is not None and data is None:
+            shutil.copyfile(src, dst_path)
+            return None
+        if data is not None:
+            with open(src, "rb") as fh:
+                for chunk in iter(lambda: fh.read(CHUNK), b""):
+                    data.write(chunk)
+            return None
+        return _chunks(src)
+
+    # -- helpers -------------------------------------------------------------
+    @staticmethod
+    def _validate(image_id, doc):
+        def bad(msg):
+            raise exception.ImageBadRequest(image_id=image_id, response=msg)
+        if doc.get("visibility") not in (None,) + _VISIBILITIES:
+            bad("Invalid visibility value: %s" % doc["visibility"])
+        if doc.get("disk_format") not in (None,) + _DISK_FORMATS:
+            bad("Invalid disk format '%s' for image." % doc["disk_format"])
+        if doc.get("container_format") not in (None,) + _CONTAINER_FORMATS:
+            bad("Invalid container format '%s' for image."
+                % doc["container_format"])
+        for key in ("min_ram", "min_disk"):
+            if doc.get(key) is not None and int(doc[key]) < 0:
+                bad("Cannot be a negative value: %s" % key)
+        if doc.get("name") is not None and len(doc["name"]) > 255:
+            bad("name is too long")
+
+    @staticmethod
+    def _set_location(doc, url, size=None):
+        doc["locations"] = [{"url": url, "metadata": {}}]
+        doc["direct_url"] = url
+        doc["status"] = "active"
+        if size is not None:
+            doc["size"] = int(size)
+        doc.setdefault("disk_format", DEFAULT_DISK_FORMAT)
+        doc["disk_format"] = doc["disk_format"] or DEFAULT_DISK_FORMAT
+        doc["container_format"] = doc.get("container_format") or \
+            DEFAULT_CONTAINER_FORMAT
+
+    def _store_data(self, doc, data):
+        """Write the data (bytes, a file object or an iterable of chunks)
+        and mark the image active, as a Glance upload does."""
+        if not doc.get("disk_format") or not doc.get("container_format"):
+            raise exception.ImageBadRequest(
+                image_id=doc["id"],
+                response="Properties disk_format, container_format must be "
+                         "set prior to saving data.")
+        md5, sha = hashlib.md5(usedforsecurity=False), hashlib.sha512()
+
+        def write(fh):
+            size = 0
+            for chunk in _iter_data(data):
+                md5.update(chunk)
+                sha.update(chunk)
+                fh.write(chunk)
+                size += len(chunk)
+            return size
+
+        size = self._write_atomic(self.data_path(doc["id"]), write)
+        doc.update(size=size, checksum=md5.hexdigest(),
+                   os_hash_algo="sha512", os_hash_value=sha.hexdigest(),
+                   status="active")
+
+
+def _iter_data(data):
+    if isinstance(data, (bytes, bytearray)):
+        yield bytes(data)
+    elif hasattr(data, "read"):
+        for chunk in iter(lambda: data.read(CHUNK), b""):
+            yield chunk
+    else:
+        for chunk in data:
+            yield chunk
+
+
+def _chunks(path):
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(CHUNK), b""):
+            yield chunk
