@@ -26,6 +26,8 @@ from keel.api.handlers import aggregates
 from keel.api.handlers import hypervisors
 from keel.api.handlers import instance_actions
 from keel.api.handlers import migrations
+from keel.api.handlers import server_actions
+from keel.api.handlers import server_delete
 from keel.api.handlers import server_external_events
 from keel.api.handlers import server_groups
 from keel.api.handlers import server_ips
@@ -52,7 +54,7 @@ ROUTES.update(instance_actions.route_entries())
 ROUTES.update(simple_tenant_usage.route_entries())
 ROUTES.update(server_external_events.route_entries())
 for _module in (servers, server_metadata, server_tags, server_ips,
-                server_topology):
+                server_topology, server_delete, server_actions):
     # Merged per path: other modules add methods to the same paths.
     for _path, _methods in _module.route_entries().items():
         ROUTES.setdefault(_path, {}).update(_methods)

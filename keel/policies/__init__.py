@@ -7,6 +7,7 @@ every rule with Nova's names.
 import itertools
 
 from keel.policies import base
+from keel.policies import deferred_delete
 from keel.policies import flavors
 from keel.policies import hosts
 from keel.policies import keypairs
@@ -24,4 +25,5 @@ def list_rules():
         hosts.list_rules(),
         server_groups.list_rules(),
         servers.list_rules(),
+        deferred_delete.list_rules(),
     ))

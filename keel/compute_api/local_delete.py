@@ -1,0 +1,212 @@
+"""The parts of a server delete the API does itself, as Nova's compute API:
+the delete of an instance that never reached a compute (BuildRequest or a
+cell record without host), the "local delete" of one whose compute is down
+or that lives in cell0, and the bookkeeping every path ends with
+(allocations gone from Placement, the instance mapping queued for delete).
+
+Nothing here casts to a compute service; ``server_delete`` decides when a
+compute must do the work instead.
+"""
+import contextlib
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from keel import context as keel_context
+from keel import exception
+from keel import objects
+
+LOG = logging.getLogger(__name__)
+
+VM_DELETED = "deleted"
+VM_SOFT_DELETED = "soft-delete"
+VM_ERROR = "error"
+VM_SHELVED_OFFLOADED = "shelved_offloaded"
+
+_report_client = None
+
+
+def report_client():
+    """One Placement report client per process (it caches providers)."""
+    global _report_client
+    if _report_client is None:
+        from keel.clients import report
+        _report_client = report.ReportClient()
+    return _report_client
+
+
+def reset_report_client():
+    global _report_client
+    _report_client = None
+
+
+def may_have_ports_or_volumes(instance):
+    """A build that failed on a compute leaves host None and vm_state
+    error, yet ports or volumes may exist; shelved-offloaded likewise."""
+    return instance.vm_state in (VM_SHELVED_OFFLOADED, VM_ERROR)
+
+
+# -- notifications ------------------------------------------------------------
+
+def _notifications():
+    # keel.notifications is another part of the tree; until it is there a
+    # delete simply emits nothing (as with notifications disabled).
+    try:
+        from keel.notifications import instance as notify
+    except ImportError:
+        return None
+    return notify
+
+
+@contextlib.contextmanager
+def notify_delete(ctx, instance, delete_type="delete"):
+    """Legacy ``compute.instance.<type>.start/.end`` and, for delete and
+    soft_delete, versioned ``instance.<type>.start/.end`` around the block
+    (the end one is sent even if the block fails, as Nova)."""
+    notify = _notifications()
+    if notify is None:
+        yield
+        return
+    with notify.notify_about_instance_delete(
+            ctx, instance, delete_type=delete_type, source="nova-api"):
+        yield
+
+
+# -- bookkeeping ----------------------------------------------------------------
+
+def set_queued_for_delete(ctx, instance_uuid, queued):
+    """The mapping's flag lists/counts use when a cell is down."""
+    try:
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            ctx, instance_uuid)
+    except exception.InstanceMappingNotFound:
+        LOG.info("No instance mapping for %s while marking it "
+                 "queued_for_delete=%s", instance_uuid, queued)
+        return
+    if mapping.queued_for_delete != queued:
+        mapping.queued_for_delete = queued
+        mapping.save()
+
+
+def delete_allocations(ctx, instance_uuid):
+    """Placement forgets the consumer; a consumer changed meanwhile is
+    AllocationDeleteFailed (409 at the API), as Nova."""
+    try:
+        report_client().delete_allocation_for_instance(ctx, instance_uuid)
+    except exception.AllocationUpdateFailed as exc:
+        raise exception.AllocationDeleteFailed(
+            consumer_uuid=instance_uuid, error=exc.kwargs.get("error", ""))
+
+
+def cleanup_after_local_delete(ctx, instance_uuid):
+    """What every API-side delete ends with (Nova's _local_delete_cleanup):
+    allocations removed, mapping queued for delete."""
+    try:
+        delete_allocations(ctx, instance_uuid)
+    except exception.AllocationDeleteFailed:
+        LOG.info("Allocation delete failed during local delete cleanup of "
+                 "%s", instance_uuid)
+    set_queued_for_delete(ctx, instance_uuid, True)
+
+
+# -- before the instance is in a cell ----------------------------------------
+
+def lookup(ctx, instance_uuid):
+    """``(cell_mapping, instance)`` read afresh, or ``(None, None)`` when
+    the instance is not (or no longer) in a cell."""
+    try:
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            ctx, instance_uuid)
+    except exception.InstanceMappingNotFound:
+        return None, None
+    if mapping.cell_mapping is None:
+        return None, None
+    with keel_context.target_cell(ctx, mapping.cell_mapping) as cctxt:
+        try:
+            inst = objects.Instance.get_by_uuid(
+                cctxt, instance_uuid, expected_attrs=["flavor",
+                                                      "system_metadata"])
+        except exception.InstanceNotFound:
+            return None, None
+    return mapping.cell_mapping, inst
+
+
+def delete_build_request(ctx, instance_uuid):
+    """True when this call removed the BuildRequest: the super-conductor
+    then stops the build at its commit point. False when it was already
+    gone (the conductor has created the instance in a cell)."""
+    try:
+        objects.BuildRequest.get_by_instance_uuid(ctx, instance_uuid) \
+            .destroy()
+    except exception.BuildRequestNotFound:
+        return False
+    return True
+
+
+def destroy_unscheduled(instance, delete_type="delete"):
+    """Remove a cell record no compute owns yet (no host). A compute that
+    claims it meanwhile fails its next compare-and-swap and cleans up."""
+    try:
+        with notify_delete(instance._context, instance,
+                           "delete" if delete_type == "soft_delete"
+                           else delete_type):
+            instance.destroy()
+    except exception.InstanceNotFound:
+        pass
+
+
+# -- local delete (host down, cell0, shelved offloaded) -----------------------
+
+def _network_api():
+    try:
+        from keel.network import api as network_api
+    except ImportError:
+        return None
+    return network_api.get_api()
+
+
+def deallocate_network(cctxt, instance):
+    net = _network_api()
+    if net is None:
+        return
+    try:
+        net.deallocate_for_instance(cctxt.elevated(), instance)
+    except Exception:  # noqa: BLE001 - the host is gone; keep deleting
+        LOG.exception("Network deallocation failed during local delete of "
+                      "%s", instance.uuid)
+
+
+def local_delete(ctx, cctxt, instance, bdms, delete_type, soft=False):
+    """Delete in the database what a compute would have cleaned: network,
+    block device records, allocations; the instance ends soft-deleted as a
+    row (``deleted = id``) with vm_state deleted, as Nova's _local_delete.
+
+    ``ctx`` is the API context (mapping, Placement), ``cctxt`` the cell's.
+    """
+    if instance.vm_state == VM_SHELVED_OFFLOADED:
+        LOG.info("Instance %s is shelved offloaded: deleting it from the "
+                 "database", instance.uuid)
+    else:
+        LOG.warning("Host %s of instance %s is down: deleting it from the "
+                    "database", instance.host, instance.uuid)
+    with notify_delete(cctxt, instance,
+                       "delete" if delete_type == "soft_delete"
+                       else delete_type):
+        deallocate_network(cctxt, instance)
+        # Volume attachments would be released through Cinder here; the
+        # records themselves go with the instance below.
+        for bdm in bdms:
+            if bdm.obj_attr_is_set("id"):
+                try:
+                    bdm.destroy()
+                except exception.NotFound:
+                    pass
+        delete_allocations(ctx, instance.uuid)
+        instance.vm_state = VM_SOFT_DELETED if soft else VM_DELETED
+        instance.task_state = None
+        instance.terminated_at = timeutils.utcnow()
+        instance.save()
+        set_queued_for_delete(ctx, instance.uuid, True)
+        objects.InstanceAction.action_start(cctxt, instance.uuid, "delete",
+                                            want_result=False)
+        instance.destroy()
