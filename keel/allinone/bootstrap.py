@@ -19,6 +19,18 @@ def prepare(layout, transport_url):
     migration.db_sync("main", connection=layout.cell0_db)
     migration.db_sync("main", connection=layout.cell1_db)
     _ensure_cells(layout, transport_url)
+    _ensure_images(layout)
+
+
+def _ensure_images(layout):
+    from keel.allinone import images
+    from keel.allinone import settings
+    from keel.conf import CONF
+    from keel.image import api as image_api
+    settings.write_config(CONF, layout)
+    image_api.reset()
+    if image_api.use_local(CONF):
+        images.seed(CONF.image_catalogue.path)
 
 
 def _ensure_cells(layout, transport_url):

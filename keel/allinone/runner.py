@@ -125,6 +125,7 @@ class AllInOne:
             f"  Compute API : {api}/  (v2.1 at {self.compute_endpoint})",
             f"  Placement   : {self.placement_endpoint}",
             f"  State dir   : {self.layout.state_dir}",
+            f"  Images      : {self._images_banner()}",
             f"  Compute hosts: {', '.join(s.host for s in self.services if s.binary == 'nova-compute')}",
             "",
             "Talk to it with the openstack CLI (development auth, no Keystone):",
@@ -136,6 +137,14 @@ class AllInOne:
             "Press Ctrl-C to stop.",
         ]
         return "\n".join(lines)
+
+    def _images_banner(self):
+        from keel.image import api as image_api
+        if image_api.use_local(self.conf):
+            return (f"local catalogue {self.conf.image_catalogue.path} "
+                    f"(keel manage --config-file {self.layout.config_file}"
+                    f" image list)")
+        return "Glance ([glance] options)"
 
     # -- stop ----------------------------------------------------------------
     def stop(self):

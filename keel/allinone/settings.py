@@ -39,6 +39,17 @@ class Layout:
     def placement_db(self):
         return sqlite_url(self.state_dir, "placement.sqlite")
 
+    @property
+    def image_catalogue(self):
+        return os.path.join(self.state_dir, "images")
+
+    @property
+    def config_file(self):
+        """Written on every start (see write_config) so that ``keel manage
+        --config-file <state-dir>/all-in-one.conf ...`` reaches the same
+        databases and image catalogue."""
+        return os.path.join(self.state_dir, "all-in-one.conf")
+
     def url(self, port, path=""):
         host = self.listen if self.listen not in ("0.0.0.0", "::") \
             else "127.0.0.1"
@@ -66,6 +77,29 @@ def apply(conf, layout, placement_endpoint):
                       group="placement")
     # One process: heartbeats and periodic tasks need not be spread out.
     conf.set_override("periodic_fuzzy_delay", 0)
+    # No Glance: images come from the local catalogue, unless the operator
+    # configured [glance] (keel.image.api decides).
+    if not conf.image_catalogue.path:
+        conf.set_override("path", layout.image_catalogue,
+                          group="image_catalogue")
+
+
+def write_config(conf, layout):
+    """The wiring of this state directory as a config file for ``keel
+    manage`` (rewritten on each start; edits to it are not read back)."""
+    lines = [
+        "# Written by keel all-in-one on each start; for keel manage:",
+        "#   keel manage --config-file %s image list" % layout.config_file,
+        "[api_database]", "connection = %s" % layout.api_db,
+        "[database]", "connection = %s" % layout.cell1_db,
+    ]
+    if conf.image_catalogue.path:
+        lines += ["[image_catalogue]",
+                  "path = %s" % conf.image_catalogue.path]
+    tmp = layout.config_file + ".tmp"
+    with open(tmp, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    os.replace(tmp, layout.config_file)
 
 
 def use_kubevirt(conf, layout, kubeconfig):
