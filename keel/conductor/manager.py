@@ -2,13 +2,15 @@
 
 ConductorManager (3.0) is the database proxy of compute hosts: it runs object
 methods on their behalf and backports objects to the versions a caller knows.
-ComputeTaskManager answers the ``compute_task`` namespace (1.26); its
-workflows arrive with the boot and move issues.
+ComputeTaskManager answers the ``compute_task`` namespace (1.26); it only
+dispatches: each workflow lives in keel/conductor/tasks/.
 """
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_utils import versionutils
 
+from keel.conductor.tasks import build
+from keel.conductor.tasks import reschedule
 from keel.conf import CONF
 from keel import manager
 from keel.objects import base as objects_base
@@ -23,7 +25,7 @@ class ConductorManager(manager.Manager):
 
     def __init__(self, host=None):
         super().__init__(host=host or CONF.host, service_name="conductor")
-        self.compute_task_mgr = ComputeTaskManager()
+        self.compute_task_mgr = ComputeTaskManager(self.host)
         self.additional_endpoints.append(self.compute_task_mgr)
 
     @staticmethod
@@ -82,10 +84,45 @@ class ConductorManager(manager.Manager):
 class ComputeTaskManager:
     """Endpoint of the ``compute_task`` namespace (version 1.26).
 
-    Only the namespace and version are served for now: a call for a
-    workflow not written yet fails on the caller with oslo.messaging's
-    NoSuchMethod rather than pretending to work.
+    A call for a workflow not written yet fails on the caller with
+    oslo.messaging's NoSuchMethod rather than pretending to work.
     """
 
     target = messaging.Target(namespace="compute_task",
                               version=versions.COMPUTE_TASK_TARGET)
+
+    def __init__(self, host=None):
+        self.host = host or CONF.host
+        self._clients = None
+
+    def _deps(self):
+        """(scheduler, compute, placement) clients, made on first use so
+        a conductor starts without reaching any of them."""
+        if self._clients is None:
+            from keel.clients import report
+            from keel.compute import rpcapi as compute_rpcapi
+            from keel.scheduler import rpcapi as scheduler_rpcapi
+
+            self._clients = (scheduler_rpcapi.SchedulerAPI(),
+                             compute_rpcapi.ComputeAPI(),
+                             report.ReportClient())
+        return self._clients
+
+    def schedule_and_build_instances(self, context, build_requests,
+                                     request_specs, image, admin_password,
+                                     injected_files, requested_networks,
+                                     block_device_mapping, tags=None):
+        build.ScheduleAndBuild(self.host, *self._deps()).execute(
+            context, build_requests, request_specs, image, admin_password,
+            injected_files, requested_networks, block_device_mapping,
+            tags=tags)
+
+    def build_instances(self, context, instances, image, filter_properties,
+                        admin_password, injected_files, requested_networks,
+                        security_groups, block_device_mapping=None,
+                        legacy_bdm=True, request_spec=None, host_lists=None):
+        reschedule.Reschedule(self.host, *self._deps()).execute(
+            context, instances, image, filter_properties, admin_password,
+            injected_files, requested_networks, security_groups,
+            block_device_mapping=block_device_mapping, legacy_bdm=legacy_bdm,
+            request_spec=request_spec, host_lists=host_lists)

@@ -1,0 +1,278 @@
+"""schedule_and_build_instances: the super-conductor's half of a boot.
+
+1. Ask the scheduler for a host (claimed in Placement) and alternates for
+   each instance; if it cannot, every instance is buried in cell0.
+2. For each instance: find the host's cell, check the BuildRequest is still
+   there, then write the instance with its action, BDMs and tags to that
+   cell in one transaction.
+3. Re-check the quota now that the instances count ([quota]/recheck_quota):
+   a race lost puts them in ERROR with a fault.
+4. Point the InstanceMapping at the cell, then delete the BuildRequest: the
+   commit point. If it is already gone the user deleted the server while
+   we worked: the instance and its allocations are removed, nothing is
+   built. Otherwise cast build_and_run_instance to the host with the
+   remaining alternates.
+
+Any unexpected failure of one instance after its record exists puts it in
+ERROR with a fault (mapped, BuildRequest removed) instead of leaving it in
+BUILD; before the record exists it is buried in cell0.
+"""
+import sys
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from keel.conductor.tasks import cell0
+from keel.conductor.tasks import common
+from keel.conductor.tasks import notify
+from keel.conf import CONF
+from keel import context as keel_context
+from keel import exception
+from keel import objects
+
+LOG = logging.getLogger(__name__)
+
+
+class _Build:
+    """One instance of the request on its way to a compute."""
+
+    def __init__(self, build_request, spec, host_list):
+        self.build_request = build_request
+        self.spec = spec
+        self.host_list = list(host_list)
+        self.instance = None
+        self.cell = None
+        self.bdms = None
+        self.tags = None
+
+    @property
+    def uuid(self):
+        return self.build_request.instance_uuid
+
+
+class ScheduleAndBuild:
+
+    def __init__(self, host, scheduler_client, compute_rpcapi, report_client):
+        self.host = host
+        self.scheduler = scheduler_client
+        self.compute_rpcapi = compute_rpcapi
+        self.report = report_client
+
+    def execute(self, context, build_requests, request_specs, image,
+                admin_password, injected_files, requested_networks,
+                block_device_mapping, tags=None):
+        self.image = image or {}
+        self.bdm = block_device_mapping
+        self.tags = tags
+        self._host_cells = {}
+        uuids = [spec.instance_uuid for spec in request_specs]
+        try:
+            host_lists = self._schedule(context, request_specs[0], uuids)
+        except Exception as exc:  # noqa: BLE001 - every failure is buried
+            LOG.exception("Failed to schedule instances")
+            cell0.bury(context, request_specs[0], exc, image=self.image,
+                       build_requests=build_requests,
+                       block_device_mapping=block_device_mapping, tags=tags,
+                       host=self.host)
+            return
+        builds = [_Build(br, spec, hl) for br, spec, hl in
+                  zip(build_requests, request_specs, host_lists)]
+        created = [b for b in builds if self._create(context, b)]
+        if created and not self._recheck_quota(context, created):
+            return
+        for build in created:
+            try:
+                self._commit_and_cast(context, build, admin_password,
+                                      injected_files, requested_networks)
+            except Exception as exc:  # noqa: BLE001 - never stuck in BUILD
+                LOG.exception("Build of %s failed in the conductor",
+                              build.uuid)
+                self._fail(context, build, exc)
+
+    # -- scheduling ---------------------------------------------------------
+    def _schedule(self, context, spec, uuids):
+        common.setup_instance_group(context, spec)
+        with timeutils.StopWatch() as timer:
+            host_lists = self.scheduler.select_destinations(
+                context, spec, uuids, return_objects=True,
+                return_alternates=True)
+        LOG.debug("Took %0.2f seconds to select destinations for %s "
+                  "instance(s).", timer.elapsed(), len(uuids))
+        return host_lists
+
+    # -- instance records ---------------------------------------------------
+    def _cell_of(self, context, host):
+        # One lookup per host for a whole multi-create.
+        if host not in self._host_cells:
+            self._host_cells[host] = objects.HostMapping.get_by_host(
+                context, host).cell_mapping
+        return self._host_cells[host]
+
+    def _create(self, context, build):
+        """Write the instance to its host's cell; False if it was buried
+        in cell0 or the user deleted it already."""
+        selection = build.host_list[0]
+        try:
+            build.cell = self._cell_of(context, selection.service_host)
+        except exception.HostMappingNotFound as exc:
+            LOG.error("No host-to-cell mapping found for selected host "
+                      "%(host)s. Setup is incomplete.",
+                      {"host": selection.service_host})
+            self._release(context, build.uuid)
+            cell0.bury(context, build.spec, exc, image=self.image,
+                       build_requests=[build.build_request],
+                       block_device_mapping=self.bdm, tags=self.tags,
+                       host=self.host)
+            return False
+        try:
+            objects.BuildRequest.get_by_instance_uuid(context, build.uuid)
+        except exception.BuildRequestNotFound:
+            LOG.debug("While scheduling instance, the build request was "
+                      "already deleted.", instance_uuid=build.uuid)
+            self._forget(context, build.uuid)
+            return False
+        try:
+            instance = common.new_instance(context, build.build_request,
+                                           build.spec, self.image)
+            if selection.obj_attr_is_set("availability_zone") and \
+                    selection.availability_zone:
+                instance.availability_zone = selection.availability_zone
+            with keel_context.target_cell(context, build.cell) as cctxt:
+                build.bdms, build.tags = common.create_in_cell(
+                    cctxt, instance, self.bdm, self.tags)
+            build.instance = instance
+        except Exception as exc:  # noqa: BLE001 - nothing in the cell yet
+            LOG.exception("Could not create instance %s in cell %s",
+                          build.uuid, build.cell.identity)
+            self._release(context, build.uuid)
+            cell0.bury(context, build.spec, exc, image=self.image,
+                       build_requests=[build.build_request],
+                       block_device_mapping=self.bdm, tags=self.tags,
+                       host=self.host)
+            return False
+        return True
+
+    def _recheck_quota(self, context, builds):
+        """Nova re-counts after creating so two racing requests cannot both
+        pass the API's check; the loser's instances go to ERROR."""
+        if not CONF.quota.recheck_quota:
+            return True
+        from keel.compute_api import quota
+
+        spec = builds[0].spec
+        try:
+            quota.check_deltas(context, {"instances": 0, "cores": 0,
+                                         "ram": 0},
+                               spec.project_id, spec.user_id)
+        except exception.OverQuota as over:
+            overs = over.kwargs.get("overs") or []
+            first = overs[0] if overs else "instances"
+            exc = exception.TooManyInstances(
+                overs=",".join(overs), req=len(builds),
+                used=(over.kwargs.get("usages") or {}).get(first, 0),
+                allowed=(over.kwargs.get("quotas") or {}).get(first, 0))
+            for build in builds:
+                self._fail(context, build, exc)
+            return False
+        return True
+
+    # -- the commit point and the cast ---------------------------------------
+    def _commit_and_cast(self, context, build, admin_password,
+                         injected_files, requested_networks):
+        instance = build.instance
+        selection = build.host_list.pop(0)
+        alternates = build.host_list
+        LOG.debug("Selected host: %s; Selected node: %s; Alternates: %s",
+                  selection.service_host, selection.nodename,
+                  [(a.service_host, a.nodename) for a in alternates],
+                  instance_uuid=build.uuid)
+        filter_props = common.legacy_filter_properties(build.spec)
+        common.populate_retry(filter_props, build.uuid)
+        common.populate_filter_properties(filter_props, selection)
+        with keel_context.target_cell(context, build.cell) as cctxt:
+            notify.state_update(cctxt, instance, None, common.BUILDING,
+                                None, common.SCHEDULING)
+        self._map(context, build.uuid, build.cell)
+        try:
+            build.build_request.destroy()
+        except exception.BuildRequestNotFound:
+            LOG.info("The build request of %s was deleted during scheduling:"
+                     " not building it.", build.uuid)
+            self._undo_create(context, build)
+            return
+        secgroups = [sg.identifier for sg in build.spec.security_groups] \
+            if build.spec.obj_attr_is_set("security_groups") else []
+        with keel_context.target_cell(context, build.cell) as cctxt:
+            self.compute_rpcapi.build_and_run_instance(
+                cctxt, instance=instance, host=selection.service_host,
+                image=self.image, request_spec=build.spec,
+                filter_properties=filter_props,
+                admin_password=admin_password,
+                injected_files=injected_files,
+                requested_networks=requested_networks,
+                security_groups=secgroups, block_device_mapping=build.bdms,
+                node=selection.nodename, limits=selection.limits,
+                host_list=alternates)
+
+    @staticmethod
+    def _map(context, instance_uuid, cell):
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            context, instance_uuid)
+        if mapping.cell_mapping is not None and \
+                mapping.cell_mapping.uuid != cell.uuid:
+            LOG.error("During scheduling instance is already mapped to "
+                      "another cell: %s. Overwriting the mapping to point "
+                      "at cell %s.", mapping.cell_mapping.identity,
+                      cell.identity, instance_uuid=instance_uuid)
+        mapping.cell_mapping = cell
+        mapping.save()
+
+    def _undo_create(self, context, build):
+        """The user won: remove what we created, free the claim."""
+        instance = build.instance
+        with keel_context.target_cell(context, build.cell) as cctxt:
+            instance._context = cctxt
+            with notify.instance_delete(cctxt, instance):
+                try:
+                    instance.destroy()
+                except exception.InstanceNotFound:
+                    pass
+        self._release(context, build.uuid)
+
+    # -- cleanup ----------------------------------------------------------------
+    def _release(self, context, instance_uuid):
+        try:
+            self.report.delete_allocation_for_instance(context,
+                                                       instance_uuid)
+        except Exception:  # noqa: BLE001 - the heal periodic finds leftovers
+            LOG.exception("Could not delete the allocations of %s",
+                          instance_uuid)
+
+    def _forget(self, context, instance_uuid):
+        """Nothing was created: no orphan mapping, no allocations."""
+        try:
+            objects.InstanceMapping.get_by_instance_uuid(
+                context, instance_uuid).destroy()
+        except exception.InstanceMappingNotFound:
+            pass
+        self._release(context, instance_uuid)
+
+    def _fail(self, context, build, exc):
+        """ERROR with a fault in its cell; mapped there, BuildRequest and
+        claim gone, so the user sees (and can delete) the failure."""
+        exc_info = sys.exc_info()
+        if exc_info[1] is not exc:
+            exc_info = (type(exc), exc, exc.__traceback__)
+        with keel_context.target_cell(context, build.cell) as cctxt:
+            common.put_in_error(cctxt, build.uuid, exc, build.spec,
+                                exc_info=exc_info, host=self.host)
+        for step in (lambda: self._map(context, build.uuid, build.cell),
+                     build.build_request.destroy,
+                     lambda: self._release(context, build.uuid)):
+            try:
+                step()
+            except (exception.BuildRequestNotFound,
+                    exception.InstanceMappingNotFound):
+                pass
+            except Exception:  # noqa: BLE001 - do the other steps
+                LOG.exception("Cleanup step failed for %s", build.uuid)
