@@ -1,0 +1,61 @@
+"""LocalNetworkAPI: servers without a network service (the all-in-one).
+
+There are no networks or ports to attach: asking for none ('none', 'auto'
+or nothing) boots the server without interfaces, and naming a network or a
+port fails the way Nova fails for one Neutron does not know. The only
+security group is the implicit 'default'.
+"""
+from keel import exception
+from keel.network import base
+from keel.network import model
+
+DEFAULT_SECURITY_GROUP = "default"
+
+
+def _requests(requested_networks):
+    return list(getattr(requested_networks, "objects", None) or
+                requested_networks or [])
+
+
+def _check(requested_networks):
+    for req in _requests(requested_networks):
+        if req.port_id:
+            raise exception.PortNotFound(port_id=req.port_id)
+        if req.network_id and req.network_id not in ("auto", "none"):
+            raise exception.NetworkNotFound(network_id=req.network_id)
+
+
+def _check_groups(security_groups):
+    for group in getattr(security_groups, "objects", None) or \
+            security_groups or []:
+        name = group if isinstance(group, str) else group["name"]
+        if name != DEFAULT_SECURITY_GROUP:
+            raise exception.SecurityGroupNotFound(security_group_id=name)
+
+
+class LocalNetworkAPI(base.NetworkAPI):
+
+    def validate_networks(self, context, requested_networks, num_instances):
+        _check(requested_networks)
+        return num_instances
+
+    def allocate_for_instance(self, context, instance, requested_networks,
+                              security_groups=None, bind_host_id=None,
+                              resource_provider_mapping=None):
+        _check(requested_networks)
+        _check_groups(security_groups)
+        info = model.NetworkInfo()
+        base.update_instance_cache(context, instance, info)
+        return info
+
+    def deallocate_for_instance(self, context, instance,
+                                requested_networks=None):
+        base.update_instance_cache(context, instance, model.NetworkInfo())
+
+    def get_instance_nw_info(self, context, instance, **kwargs):
+        return base.cached_nw_info(instance)
+
+    def validate_security_group_name(self, context, name):
+        if name != DEFAULT_SECURITY_GROUP:
+            raise exception.SecurityGroupNotFound(security_group_id=name)
+        return name

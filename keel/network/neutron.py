@@ -1,0 +1,432 @@
+"""NeutronAPI: server networking through Neutron, with Nova's semantics.
+
+validate_networks (API, before the build) checks the request and returns
+how many instances the project's port quota still allows;
+allocate_for_instance (compute) creates ports on requested networks or
+adopts the user's ports, binds them to the host, and returns the VIFs;
+deallocate_for_instance deletes the ports keel created and unbinds the
+ones the user brought; get_instance_nw_info refreshes the cache. Each
+refresh costs a fixed number of Neutron calls (see nw_info.py).
+"""
+import logging
+import time
+
+from keel.clients import neutron as client_mod
+from keel import exception
+from keel.network import base
+from keel.network import model
+from keel.network import nw_info
+
+LOG = logging.getLogger(__name__)
+
+AUTO_TOPOLOGY = "auto-allocated-topology"
+# Keys Nova clears when handing a user's port back.
+_UNBIND = {"device_id": "", "device_owner": "", "binding:host_id": None,
+           "binding:profile": {}}
+
+
+def _requests(requested_networks):
+    return list(getattr(requested_networks, "objects", None) or
+                requested_networks or [])
+
+
+def _translate_create_error(exc, network_id, address, instance):
+    kind = getattr(exc, "type", None)
+    if kind == "IpAddressAlreadyAllocated" or kind == "IpAddressInUse":
+        return exception.FixedIpAlreadyInUse(address=address,
+                                             instance_uuid=instance.uuid)
+    if kind == "IpAddressGenerationFailure":
+        return exception.NoMoreFixedIps(net=network_id)
+    if kind == "InvalidIpForNetwork" or kind == "InvalidIpForSubnet":
+        return exception.InvalidInput(reason=exc.format_message())
+    if kind == "OverQuota":
+        return exception.PortLimitExceeded()
+    if kind == "NetworkNotFound":
+        return exception.NetworkNotFound(network_id=network_id)
+    return exc
+
+
+class NeutronAPI(base.NetworkAPI):
+
+    def __init__(self, conf=None):
+        if conf is None:
+            from keel.conf import CONF as conf
+        self.conf = conf
+        self._extensions = None
+        self._extensions_at = 0.0
+
+    def _client(self, context, admin=False):
+        return client_mod.get_client(context, admin=admin, conf=self.conf)
+
+    # -- extensions --------------------------------------------------------
+    def has_extension(self, context, alias):
+        interval = self.conf.neutron.extension_sync_interval
+        if self._extensions is None or \
+                time.monotonic() - self._extensions_at > interval:
+            self._extensions = {e["alias"] for e in
+                                self._client(context).list_extensions()}
+            self._extensions_at = time.monotonic()
+        return alias in self._extensions
+
+    # -- available networks ------------------------------------------------
+    def _get_available_networks(self, context, project_id, net_ids=None,
+                                client=None, auto_allocate=False):
+        """The networks a boot may use: by id when named (in request
+        order), else the project's own plus the shared ones."""
+        client = client or self._client(context)
+        if net_ids:
+            nets = client.list_networks(id=sorted(set(net_ids)))
+            order = {nid: i for i, nid in reversed(list(enumerate(net_ids)))}
+            return sorted(nets, key=lambda n: order.get(n["id"], 0))
+        extra = {"admin_state_up": True} if auto_allocate else {}
+        nets = client.list_networks(tenant_id=project_id, shared=False,
+                                    **extra)
+        nets += client.list_networks(shared=True, **extra)
+        return nets
+
+    def _can_auto_allocate_network(self, context, client):
+        if not self.has_extension(context, AUTO_TOPOLOGY):
+            raise exception.UnableToAutoAllocateNetwork(
+                project_id=context.project_id)
+        try:
+            client.get_auto_allocated_topology(context.project_id,
+                                               dry_run=True)
+        except client_mod.NeutronClientException as exc:
+            LOG.info("Auto-allocation dry run failed: %s", exc)
+            raise exception.UnableToAutoAllocateNetwork(
+                project_id=context.project_id)
+
+    def _auto_allocate_network(self, context, instance, client):
+        try:
+            topo = client.get_auto_allocated_topology(instance.project_id)
+        except client_mod.NeutronClientException as exc:
+            LOG.error("Automatic network allocation failed: %s", exc)
+            raise exception.UnableToAutoAllocateNetwork(
+                project_id=instance.project_id)
+        return client.show_network(topo["id"])
+
+    # -- validate (API side) -----------------------------------------------
+    def _ports_needed_per_instance(self, context, client, requested):
+        reqs = _requests(requested)
+        auto = len(reqs) == 1 and reqs[0].network_id == "auto"
+        if not reqs or auto:
+            nets = self._get_available_networks(context, context.project_id,
+                                                client=client)
+            if len(nets) > 1:
+                raise exception.NetworkAmbiguous()
+            if not nets and auto:
+                self._can_auto_allocate_network(context, client)
+                return 1
+            return 1 if nets else 0
+        needed = 0
+        net_ids = []
+        for req in reqs:
+            if req.network_id == "none":
+                continue
+            if req.port_id:
+                port = self._show_port(client, req.port_id)
+                if port.get("device_id"):
+                    raise exception.PortInUse(port_id=req.port_id)
+                allocation = port.get("ip_allocation")
+                if not port.get("fixed_ips") and allocation not in (
+                        "deferred", "none"):
+                    raise exception.PortRequiresFixedIP(port_id=req.port_id)
+                req.network_id = port["network_id"]
+                continue
+            needed += 1
+            net_ids.append(req.network_id)
+            if req.address:
+                taken = client.list_ports(
+                    network_id=req.network_id,
+                    fixed_ips="ip_address=%s" % req.address,
+                    fields=["device_id"])
+                if taken:
+                    raise exception.FixedIpAlreadyInUse(
+                        address=req.address,
+                        instance_uuid=taken[0].get("device_id"))
+        if net_ids:
+            nets = self._get_available_networks(context, context.project_id,
+                                                net_ids, client=client)
+            for net in nets:
+                if not net.get("subnets"):
+                    raise exception.NetworkRequiresSubnet(
+                        network_uuid=net["id"])
+            lost = set(net_ids) - {n["id"] for n in nets}
+            if lost:
+                raise exception.NetworkNotFound(
+                    network_id=", ".join(sorted(lost)))
+        return needed
+
+    def validate_networks(self, context, requested_networks, num_instances):
+        client = self._client(context)
+        reqs = _requests(requested_networks)
+        if len(reqs) == 1 and reqs[0].network_id == "none":
+            return num_instances
+        per_instance = self._ports_needed_per_instance(
+            context, client, requested_networks)
+        if not per_instance:
+            return num_instances
+        quota = client.show_quota(context.project_id).get("port", -1)
+        if quota == -1:
+            return num_instances
+        used = len(client.list_ports(tenant_id=context.project_id,
+                                     fields=["id"]))
+        free = quota - used
+        if free < 0:
+            raise exception.PortLimitExceeded(
+                message="The number of defined ports: %d is over the "
+                        "limit: %d" % (used, quota))
+        if free >= per_instance * num_instances:
+            return num_instances
+        return free // per_instance
+
+    def _show_port(self, client, port_id):
+        try:
+            return client.show_port(port_id)
+        except client_mod.NeutronClientException as exc:
+            if exc.status_code == 404:
+                raise exception.PortNotFound(port_id=port_id)
+            raise
+
+    # -- security groups ---------------------------------------------------
+    def _security_group_ids(self, context, client, instance, names):
+        names = [n for n in (names or []) if n]
+        if names == ["default"]:
+            # Neutron applies the project's default group by itself.
+            return []
+        if not names:
+            return []
+        groups = client.list_security_groups(
+            tenant_id=instance.project_id, fields=["id", "name"])
+        ids = []
+        for wanted in names:
+            by_name = [g["id"] for g in groups if g["name"] == wanted]
+            if len(by_name) > 1:
+                raise exception.NoUniqueMatch(
+                    message="Multiple security groups found matching '%s'. "
+                            "Use an ID to be more specific." % wanted)
+            if by_name:
+                ids.append(by_name[0])
+            elif any(g["id"] == wanted for g in groups):
+                ids.append(wanted)
+            else:
+                raise exception.SecurityGroupNotFound(
+                    security_group_id=wanted)
+        return ids
+
+    def validate_security_group_name(self, context, name):
+        """Nova's security_group_api.validate_name: the group's id."""
+        client = self._client(context)
+        found = self._security_group_ids(
+            context, client, _Owner(context.project_id), [name])
+        return found[0] if found else name
+
+    # -- allocate (compute side) -------------------------------------------
+    def _requested_ports(self, context, client, instance, reqs):
+        ports = {}
+        for req in reqs:
+            if not req.port_id:
+                continue
+            port = self._show_port(client, req.port_id)
+            owner = port.get("tenant_id", port.get("project_id"))
+            if owner != instance.project_id:
+                raise exception.PortNotUsable(port_id=req.port_id,
+                                              instance=instance.uuid)
+            if port.get("device_id") and \
+                    port["device_id"] != instance.uuid:
+                raise exception.PortInUse(port_id=req.port_id)
+            if port.get("binding:vif_type") == \
+                    model.VIF_TYPE_BINDING_FAILED:
+                raise exception.PortBindingFailed(port_id=req.port_id)
+            req.network_id = port["network_id"]
+            ports[req.port_id] = port
+        return ports
+
+    def _requested_networks(self, context, client, instance, reqs):
+        """``{net id: network}`` for the request, plus the request list
+        completed with the single default network when none was named."""
+        net_ids = [r.network_id for r in reqs
+                   if r.network_id and r.network_id not in ("auto", "none")]
+        auto = len(reqs) == 1 and reqs[0].network_id == "auto"
+        if net_ids:
+            nets = self._get_available_networks(
+                context, instance.project_id, net_ids, client=client)
+        elif not reqs or auto:
+            nets = self._get_available_networks(
+                context, instance.project_id, client=client,
+                auto_allocate=auto)
+            if len(nets) > 1:
+                raise exception.NetworkAmbiguous()
+            if not nets and auto:
+                nets = [self._auto_allocate_network(context, instance,
+                                                    client)]
+            reqs = [_Request(network_id=n["id"]) for n in nets]
+        else:
+            nets = []
+        found = {n["id"]: n for n in nets}
+        for net_id in net_ids:
+            if net_id not in found:
+                raise exception.NetworkNotFound(network_id=net_id)
+        if not context.is_admin:
+            for net in nets:
+                if net.get("router:external") and not net.get("shared"):
+                    raise exception.ExternalNetworkAttachForbidden(
+                        network_uuid=net["id"])
+        return found, reqs
+
+    def _create_port(self, client, instance, network, req, sg_ids):
+        body = {"network_id": network["id"], "admin_state_up": True,
+                "tenant_id": instance.project_id}
+        if sg_ids:
+            if not (network.get("subnets") and
+                    network.get("port_security_enabled", True)):
+                raise exception.SecurityGroupCannotBeApplied()
+            body["security_groups"] = sg_ids
+        if req.address:
+            body["fixed_ips"] = [{"ip_address": str(req.address)}]
+        try:
+            return client.create_port(body)
+        except client_mod.NeutronClientException as exc:
+            raise _translate_create_error(exc, network["id"], req.address,
+                                          instance) from exc
+
+    def _binding_body(self, instance, bind_host_id, port,
+                      resource_provider_mapping):
+        body = {"device_id": instance.uuid,
+                "device_owner": "compute:%s" % instance.availability_zone,
+                "binding:host_id": bind_host_id}
+        profile = dict(port.get("binding:profile") or {})
+        if port.get("resource_request") and resource_provider_mapping:
+            # Nova records which provider serves the port's resources.
+            rps = resource_provider_mapping.get(port["id"])
+            if rps:
+                profile["allocation"] = rps[0]
+                body["binding:profile"] = profile
+        return body
+
+    def allocate_for_instance(self, context, instance, requested_networks,
+                              security_groups=None, bind_host_id=None,
+                              resource_provider_mapping=None):
+        reqs = _requests(requested_networks)
+        if len(reqs) == 1 and reqs[0].network_id == "none":
+            return model.NetworkInfo()
+        client = self._client(context)
+        admin = self._client(context, admin=True)
+        ports = self._requested_ports(context, client, instance, reqs)
+        nets, reqs = self._requested_networks(context, client, instance,
+                                              reqs)
+        if not reqs:
+            LOG.debug("No network configured for instance %s", instance.uuid)
+            return model.NetworkInfo()
+        sg_ids = self._security_group_ids(context, client, instance,
+                                          _sg_names(security_groups))
+        created, preexisting, ordered = [], [], []
+        try:
+            for req in reqs:
+                if req.port_id:
+                    port = ports[req.port_id]
+                    preexisting.append(port["id"])
+                else:
+                    port = self._create_port(client, instance,
+                                             nets[req.network_id], req,
+                                             sg_ids)
+                    created.append(port["id"])
+                body = self._binding_body(instance, bind_host_id, port,
+                                          resource_provider_mapping)
+                try:
+                    port = admin.update_port(port["id"], body)
+                except client_mod.NeutronClientException as exc:
+                    if exc.type == "MacAddressInUse":
+                        raise exception.PortInUse(port_id=port["id"])
+                    raise
+                ordered.append(port)
+        except Exception:
+            self._unbind_ports(admin, preexisting)
+            self._delete_ports(admin, created)
+            raise
+        # Refresh the whole cache (an attach adds to the ports already
+        # there) and hand back only what this call allocated.
+        info = self._refresh(context, instance, admin, networks=nets,
+                             preexisting=set(preexisting))
+        mine = {p["id"] for p in ordered}
+        return model.NetworkInfo(v for v in info if v["id"] in mine)
+
+    # -- deallocate --------------------------------------------------------
+    def _unbind_ports(self, admin, port_ids):
+        for port_id in port_ids:
+            try:
+                admin.update_port(port_id, dict(_UNBIND))
+            except client_mod.NeutronClientException as exc:
+                if exc.status_code != 404:
+                    LOG.error("Unable to unbind port %s: %s", port_id, exc)
+
+    def _delete_ports(self, admin, port_ids, raise_if_fail=False):
+        for port_id in port_ids:
+            try:
+                admin.delete_port(port_id)
+            except client_mod.NeutronClientException as exc:
+                if exc.status_code == 404:
+                    continue
+                LOG.error("Failed to delete port %s: %s", port_id, exc)
+                if raise_if_fail:
+                    raise
+
+    def deallocate_for_instance(self, context, instance,
+                                requested_networks=None):
+        admin = self._client(context, admin=True)
+        ports = admin.list_ports(device_id=instance.uuid, fields=["id"])
+        keep = {r.port_id for r in _requests(requested_networks)
+                if r.port_id}
+        keep |= base.preexisting_port_ids(instance)
+        ids = [p["id"] for p in ports]
+        self._unbind_ports(admin, [i for i in ids if i in keep])
+        self._delete_ports(admin, [i for i in ids if i not in keep],
+                           raise_if_fail=True)
+        base.update_instance_cache(context, instance, model.NetworkInfo())
+
+    # -- refresh -----------------------------------------------------------
+    def get_instance_nw_info(self, context, instance, **kwargs):
+        admin = self._client(context, admin=True)
+        return self._refresh(context, instance, admin)
+
+    def _refresh(self, context, instance, admin, networks=None,
+                 preexisting=()):
+        ports = admin.list_ports(tenant_id=instance.project_id,
+                                 device_id=instance.uuid)
+        cached = base.cached_nw_info(instance)
+        order = {vif["id"]: i for i, vif in enumerate(cached)}
+        # Cached VIFs keep their place; ports new to the cache follow in
+        # Neutron's order (Nova's rule, so device names stay stable).
+        ports.sort(key=lambda p: order.get(p["id"], len(order)))
+        keep = set(preexisting) | base.preexisting_port_ids(instance)
+        info = nw_info.fetch_and_build(
+            admin, ports, networks=networks, preexisting=keep,
+            ovs_bridge=self.conf.neutron.ovs_bridge)
+        base.update_instance_cache(context, instance, info)
+        return info
+
+
+class _Request(object):
+    """A network request made up by allocation (the default network)."""
+
+    def __init__(self, network_id=None, port_id=None, address=None):
+        self.network_id = network_id
+        self.port_id = port_id
+        self.address = address
+
+
+class _Owner(object):
+    def __init__(self, project_id):
+        self.project_id = project_id
+
+
+def _sg_names(security_groups):
+    """Names from a SecurityGroupList, list of dicts or list of names."""
+    out = []
+    for group in getattr(security_groups, "objects", None) or \
+            security_groups or []:
+        if isinstance(group, str):
+            out.append(group)
+        else:
+            out.append(group["name"])
+    return out
