@@ -2,6 +2,7 @@
 from . import errors
 from . import kubevirt as kv
 from . import meta
+from . import quantity
 
 
 class AdmissionMixin:
@@ -42,6 +43,28 @@ class AdmissionMixin:
                 raise _denied("migration-create", f"in-flight migration detected. Active "
                               f"migration job ({m['metadata']['uid']}) is currently already "
                               f"in progress for VMI {name}.")
+
+
+    def admit_update(self, rt, old, new):
+        """Update validation the apiserver applies to claims: a bound PVC's spec is
+        immutable except for a storage request that grows (volume expansion)."""
+        if rt is not kv.PVC or not isinstance(new, dict):
+            return new
+        ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
+        want = ((nspec.get("resources") or {}).get("requests") or {}).get("storage")
+        had = ((ospec.get("resources") or {}).get("requests") or {}).get("storage")
+        name = old["metadata"]["name"]
+        if want and had and quantity.parse(want) < quantity.parse(had):
+            raise errors.invalid(rt, name, [("spec.resources.requests.storage",
+                                             "Forbidden: field can not be less than "
+                                             "previous value")])
+        strip = ("resources", "volumeName") if not ospec.get("volumeName") else ("resources",)
+        if {k: v for k, v in ospec.items() if k not in strip} != \
+                {k: v for k, v in nspec.items() if k not in strip}:
+            raise errors.invalid(rt, name, [("spec", "Forbidden: spec is immutable after "
+                                             "creation except resources.requests for bound "
+                                             "claims")])
+        return new
 
 
 def _denied(webhook, message):

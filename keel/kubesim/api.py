@@ -186,6 +186,8 @@ class App:
             return h.send_json(201, _out(rt, store.create(rt, r.ns, body, dry_run=dry)))
         if r.verb == "update":
             body = self._object_body(req, rt)
+            if r.sub is None and store.raw(rt, r.ns, r.name) is not None:
+                self.sim.admit_update(rt, store.raw(rt, r.ns, r.name), body)
             return h.send_json(200, _out(rt, store.update(rt, r.ns, r.name, body,
                                                           subresource=r.sub, dry_run=dry)))
         if r.verb == "patch":
@@ -254,8 +256,10 @@ class App:
             raise errors.bad_request("the request body is empty")
         if patcher is not patching.json_patch and not isinstance(body, dict):
             raise errors.bad_request("the patch must be a JSON object")
-        return self.store.patch(rt, r.ns, r.name, lambda cur: patcher(cur, body),
-                                subresource=r.sub, dry_run=dry)
+        def apply(cur):
+            new = patcher(cur, body)
+            return new if r.sub else self.sim.admit_update(rt, cur, new)
+        return self.store.patch(rt, r.ns, r.name, apply, subresource=r.sub, dry_run=dry)
 
     # -- list ------------------------------------------------------------------------------
     def _list(self, req, rt, ns):

@@ -11,6 +11,7 @@ class ClusterMixin:
     def _init_cluster(self):
         self.console_logs = {}          # (ns, pod, container) -> text
         self.export_data = {}           # (ns, pvc) -> bytes served by export links
+        self.export_sources = {}        # (ns, export, volume) -> export_data key
         self.reboots = []               # (ns, vmi name, "soft"|"hard") as the guest saw them
         self.forced_unschedulable = set()
         self.forced_image_errors = set()

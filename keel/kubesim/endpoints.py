@@ -45,7 +45,8 @@ class EndpointsMixin:
         want = base64.b64decode(((secret or {}).get("data") or {}).get("token", "")).decode()
         if not want or req.headers.get("x-kubevirt-export-token") != want:
             raise errors.ApiError(401, "Unauthorized", "missing or wrong x-kubevirt-export-token")
-        data = self.export_data.get((ns, vol), f"KUBESIM-DISK {ns}/{vol}\n".encode())
+        source = self.export_sources.get((ns, name, vol), vol)
+        data = self.export_data.get((ns, source), f"KUBESIM-DISK {ns}/{vol}\n".encode())
         if parts[6].endswith(".gz"):
             data = gzip.compress(data)
         req.handler.send_bytes(200, data, "application/octet-stream")

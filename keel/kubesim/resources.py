@@ -53,6 +53,7 @@ TYPES = [
     _core("pods", "Pod", short=("po",), extra=("log",)),
     _core("secrets", "Secret", status=False),
     _core("persistentvolumeclaims", "PersistentVolumeClaim", short=("pvc",)),
+    _core("persistentvolumes", "PersistentVolume", namespaced=False, short=("pv",)),
     _core("events", "Event", short=("ev",), status=False),
     _crd("kubevirt.io", "v1", "virtualmachines", "VirtualMachine", ("vm", "vms")),
     _crd("kubevirt.io", "v1", "virtualmachineinstances", "VirtualMachineInstance",
@@ -62,6 +63,8 @@ TYPES = [
     _crd("cdi.kubevirt.io", "v1beta1", "datavolumes", "DataVolume", ("dv", "dvs")),
     _crd("snapshot.kubevirt.io", "v1beta1", "virtualmachinesnapshots", "VirtualMachineSnapshot",
          ("vmsnapshot",)),
+    _crd("snapshot.kubevirt.io", "v1beta1", "virtualmachinesnapshotcontents",
+         "VirtualMachineSnapshotContent", ("vmsnapshotcontent",)),
     _crd("export.kubevirt.io", "v1beta1", "virtualmachineexports", "VirtualMachineExport",
          ("vmexport",)),
     # Newer KubeVirt serves exports as v1 as well; both versions share one storage.

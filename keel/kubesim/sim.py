@@ -218,6 +218,15 @@ class KubeSim(ClusterMixin, GuestsMixin, EndpointsMixin, AdmissionMixin):
     def fail_snapshot(self, name=None, count=1):
         self.kv_faults.arm("snapshot", name, count)
 
+    def fail_hotplug(self, volume_name=None, count=1, message=None):
+        """The next hotplug of `volume_name` ends in volumeStatus phase Failed."""
+        self.kv_faults.arm("hotplug", volume_name, count, message=message)
+
+    def fail_interface_hotplug(self, iface_name=None, count=1):
+        """The next hotplugged interface `iface_name` cannot go live: the VM gets the
+        RestartRequired condition instead (as for a binding that cannot be hotplugged)."""
+        self.kv_faults.arm("iface_hotplug", iface_name, count)
+
     def no_guest_agent(self, vmi_name=None, count=1):
         self.kv_faults.arm("no_guest_agent", vmi_name, count)
 

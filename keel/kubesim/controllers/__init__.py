@@ -8,11 +8,13 @@ from .migration import MigrationController
 from .snapshot import ExportController, SnapshotController
 from .vm import VMController, VMStatusController
 from .vmi import VMIController
+from .volumes import VolumeController
 
 
 def build(sim):
     return [GarbageCollector(sim), NamespaceController(sim), VMController(sim),
-            DataVolumeController(sim), VMIController(sim), MigrationController(sim),
+            DataVolumeController(sim), VolumeController(sim), VMIController(sim),
+            MigrationController(sim),
             SnapshotController(sim), ExportController(sim),
             # VM status again, so printableStatus reflects this step's VMI changes.
             VMStatusController(sim)]

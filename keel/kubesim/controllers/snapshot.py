@@ -1,6 +1,7 @@
 """VirtualMachineSnapshot and VirtualMachineExport controllers.
 
-Snapshot: "" -> InProgress -> Succeeded (readyToUse) or Failed when the source VM is missing
+Snapshot: "" -> InProgress -> Succeeded (readyToUse, with a VirtualMachineSnapshotContent
+holding the VM spec and one volume backup per PVC) or Failed when the source VM is missing
 or a fault is armed. Export: "" -> Pending -> Ready, with links whose URLs point back at
 this simulator, which serves the volume bytes when given the export token.
 """
@@ -55,9 +56,9 @@ class SnapshotController:
                                      "time": meta.now()})
                     meta.set_condition(o, "Progressing", "False", "Failed")
                 else:
+                    content = self._content(o, vm)
                     st.update(phase="Succeeded", readyToUse=True, creationTime=meta.now(),
-                              virtualMachineSnapshotContentName=f"vmsnapshot-content-"
-                                                                f"{o['metadata']['uid']}",
+                              virtualMachineSnapshotContentName=content,
                               snapshotVolumes={"includedVolumes": [
                                   n for n, _ in _volume_claims(vm)]})
                     meta.set_condition(o, "Progressing", "False", "Operation complete")
@@ -67,6 +68,35 @@ class SnapshotController:
                 self.store.mutate(kv.SNAPSHOT, ns, name, apply)
             except errors.ApiError:
                 pass
+
+
+    def _content(self, snap, vm):
+        """The VirtualMachineSnapshotContent: the VM spec as it was and one volume backup
+        per PVC (a CSI VolumeSnapshot in a real cluster); owned by the snapshot. The export
+        bytes of each volume are frozen with it."""
+        ns, name = kv.ns_name(snap)
+        cname = f"vmsnapshot-content-{snap['metadata']['uid']}"
+        if self.store.raw(kv.SNAPSHOT_CONTENT, ns, cname) is not None:
+            return cname
+        backups = []
+        for vol, claim in _volume_claims(vm):
+            vs_name = f"vmsnapshot-{snap['metadata']['uid']}-volume-{vol}"
+            backups.append({"volumeName": vol, "volumeSnapshotName": vs_name,
+                            "persistentVolumeClaim": {"metadata": {"name": claim}}})
+            self.sim.export_data[(ns, vs_name)] = self.sim.export_data.get(
+                (ns, claim), f"KUBESIM-DISK {ns}/{claim}\n".encode())
+        body = {"metadata": {"name": cname, "ownerReferences": [meta.owner_ref(snap)]},
+                "spec": {"source": {"virtualMachine": {
+                    "metadata": {"name": vm["metadata"]["name"],
+                                 "labels": dict(vm["metadata"].get("labels") or {})},
+                    "spec": meta.clone(vm.get("spec") or {})}},
+                    "virtualMachineSnapshotName": name, "volumeBackups": backups},
+                "status": {"readyToUse": True, "creationTime": meta.now(),
+                           "volumeSnapshotStatus": [{"volumeSnapshotName": b[
+                               "volumeSnapshotName"], "readyToUse": True,
+                               "creationTime": meta.now()} for b in backups]}}
+        self.store.create(kv.SNAPSHOT_CONTENT, ns, body, internal=True)
+        return cname
 
 
 class ExportController:
@@ -79,16 +109,22 @@ class ExportController:
         src = (exp.get("spec") or {}).get("source") or {}
         kind, name = src.get("kind"), src.get("name")
         if kind == "PersistentVolumeClaim":
-            return [name] if self.store.raw(kv.PVC, ns, name) is not None else None
+            return [(name, name)] if self.store.raw(kv.PVC, ns, name) is not None else None
         if kind == "VirtualMachineSnapshot":
             snap = self.store.raw(kv.SNAPSHOT, ns, name)
             if snap is None or not (snap.get("status") or {}).get("readyToUse"):
                 return None
-            vm = self.store.raw(kv.VM, ns, snap["spec"]["source"]["name"])
-            return [c for _, c in _volume_claims(vm)] if vm else None
+            content = self.store.raw(kv.SNAPSHOT_CONTENT, ns, (snap.get("status") or {}).get(
+                "virtualMachineSnapshotContentName"))
+            if content is None:
+                return None
+            # Each volume is exported under its claim's name, with the bytes it held when
+            # the snapshot was taken (served from the volume snapshot).
+            return [(b["persistentVolumeClaim"]["metadata"]["name"], b["volumeSnapshotName"])
+                    for b in content["spec"].get("volumeBackups") or []]
         if kind == "VirtualMachine":
             vm = self.store.raw(kv.VM, ns, name)
-            return [c for _, c in _volume_claims(vm)] if vm else None
+            return [(c, c) for _, c in _volume_claims(vm)] if vm else None
         return None
 
     def _ensure_token(self, exp):
@@ -120,13 +156,15 @@ class ExportController:
                                        else "sourceNotReady")
                     return o
                 base = f"{self.sim.url}/kubesim/export/{ns}/{name}"
+                for v, source in vols:
+                    self.sim.export_sources[(ns, name, v)] = source
                 st.update(phase="Ready", tokenSecretRef=token_ref,
                           serviceName=f"virt-export-{name}")
                 st["links"] = {"internal": {"cert": "", "volumes": [
                     {"name": v, "formats": [
                         {"format": "raw", "url": f"{base}/volumes/{v}/disk.img"},
                         {"format": "gzip", "url": f"{base}/volumes/{v}/disk.img.gz"}]}
-                    for v in vols]}}
+                    for v, _source in vols]}}
                 meta.set_condition(o, "Ready", "True", "podReady")
                 return o
             try:

@@ -98,6 +98,8 @@ class VMController:
             self.store.mutate(kv.VM, ns, name, _add_finalizer)
         dvs = self._ensure_datavolumes(vm)
         self._apply_volume_requests(vm, vmi)
+        if vmi is not None and kv.phase(vmi) == "Running":
+            self._live_update_interfaces(self.store.raw(kv.VM, ns, name), vmi)
         vm = self.store.raw(kv.VM, ns, name)
         self._run(vm, vmi, dvs)
         # status is written by the VMStatusController pass at the end of the step
@@ -146,6 +148,50 @@ class VMController:
                 apply_all(obj.setdefault("spec", {}))
                 return obj
             self.store.mutate(kv.VMI, ns, name, on_vmi)
+
+    # -- interface hotplug (LiveUpdate of the template's interfaces and networks) ----------
+    def _live_update_interfaces(self, vm, vmi):
+        """Bring a running VMI's secondary interfaces in line with the VM template: bridge
+        interfaces on Multus networks are added or marked absent in place; anything else
+        (another binding, a changed pod network, an injected fault) only sets the VM's
+        RestartRequired condition, as virt-controller does."""
+        ns, name = kv.ns_name(vm)
+        tspec = ((vm.get("spec") or {}).get("template") or {}).get("spec") or {}
+        want_ifs = _devices(tspec).get("interfaces") or []
+        want_nets = {n.get("name"): n for n in tspec.get("networks") or []}
+        have_ifs = {i.get("name"): i for i in _devices(vmi.get("spec") or {}).get("interfaces")
+                    or []}
+        live = {i.get("name") for i in (vmi.get("status") or {}).get("interfaces") or []}
+        if [i.get("name") for i in want_ifs] == list(have_ifs) and all(
+                have_ifs[i.get("name")] == i for i in want_ifs):
+            return
+        restart = None
+        for iface in want_ifs:
+            iname = iface.get("name")
+            if have_ifs.get(iname) == iface:
+                continue
+            net = want_nets.get(iname) or {}
+            if "bridge" not in iface or "multus" not in net:
+                restart = f"interface {iname} cannot be hotplugged"
+            elif self.sim.kv_faults.take("iface_hotplug", iname):
+                restart = f"interface {iname}: hotplug failed (injected)"
+        for iname in have_ifs:
+            if iname not in {i.get("name") for i in want_ifs} and iname in live:
+                restart = f"interface {iname} removed without being set absent"
+        if restart:
+            self.store.mutate(kv.VM, ns, name, lambda o: (meta.set_condition(
+                o, "RestartRequired", "True", "RestartRequired",
+                f"a non-live-updatable field was changed in the template spec: {restart}"),
+                o)[1])
+            return
+
+        def on_vmi(o):
+            spec = o.setdefault("spec", {})
+            _devices(spec)["interfaces"] = copy.deepcopy(want_ifs)
+            spec["networks"] = [copy.deepcopy(want_nets[i["name"]]) for i in want_ifs
+                                if i.get("name") in want_nets]
+            return o
+        self.store.mutate(kv.VMI, ns, name, on_vmi)
 
     # -- run strategy ----------------------------------------------------------------------
     def _run(self, vm, vmi, dvs):
@@ -222,6 +268,16 @@ class VMController:
         if paused:
             body["spec"]["startStrategy"] = "Paused"
         body["metadata"]["labels"]["vm.kubevirt.io/name"] = name
+        ifaces = _devices(body["spec"]).get("interfaces")
+        if ifaces:
+            # Interfaces already unplugged are not part of a new guest.
+            absent = {i.get("name") for i in ifaces if i.get("state") == "absent"}
+            _devices(body["spec"])["interfaces"] = [i for i in ifaces
+                                                   if i.get("name") not in absent]
+            body["spec"]["networks"] = [n for n in body["spec"].get("networks") or []
+                                        if n.get("name") not in absent]
+        self.store.mutate(kv.VM, ns, name, lambda o: (
+            meta.remove_condition(o, "RestartRequired"), o)[1])
         try:
             self.store.create(kv.VMI, ns, body, internal=True)
         except errors.ApiError as exc:
@@ -284,6 +340,10 @@ class VMController:
                                                 for v in vmi["status"]["volumeStatus"]]
             return obj
         self.store.mutate(kv.VM, ns, name, apply)
+
+
+def _devices(spec):
+    return spec.setdefault("domain", {}).setdefault("devices", {})
 
 
 def _owned_by(vmi, vm):

@@ -3,7 +3,10 @@
 One phase per step: "" -> Pending -> Scheduling (launcher pod created) -> Scheduled (pod
 bound and running) -> Running (guest booted). Deletion: Running -> Succeeded (guest shut
 down) -> finalizer removed and launcher pod deleted. Hotplugged volumes move
-Pending -> AttachedToNode -> Ready; unplugged ones Detaching -> gone.
+Pending -> Bound (once their PVC is Bound) -> AttachedToNode -> Ready (or Failed on an
+injected fault); unplugged ones Detaching -> gone. Hotplugged bridge interfaces appear in
+``status.interfaces`` one step after they reach the VMI spec and leave it one step after
+being marked ``state: absent``.
 """
 import copy
 
@@ -80,6 +83,7 @@ class VMIController:
             self._boot(vmi)
         elif phase == "Running":
             self._hotplug(vmi)
+            self._hotplug_interfaces(vmi)
             self._check_pod(vmi)
 
     # -- deletion --------------------------------------------------------------------------
@@ -272,7 +276,7 @@ class VMIController:
                  "ipAddress": pods[0]["status"].get("podIP") if pods else None,
                  "interfaceName": f"eth{n}", "infoSource": "domain, guest-agent"}
                 for n, i in enumerate(((spec.get("domain") or {}).get("devices") or {})
-                                      .get("interfaces") or [])]
+                                      .get("interfaces") or []) if i.get("state") != "absent"]
             st["volumeStatus"] = [self._volume_entry(v, n, "Ready")
                                   for n, v in enumerate(spec.get("volumes") or [])]
             st["qosClass"] = "Burstable"
@@ -327,7 +331,7 @@ class VMIController:
         known = {s["name"] for s in statuses}
         changed = False
         out = []
-        order = ["Pending", "AttachedToNode", "Ready"]
+        order = ["Pending", "Bound", "AttachedToNode", "Ready"]
         for s in statuses:
             s = copy.deepcopy(s)
             if s["name"] not in spec_vols:
@@ -337,6 +341,12 @@ class VMIController:
                 s.update(phase="Detaching", reason="VolumeDetaching", message="")
                 changed = True
             elif s.get("phase") in order[:-1]:
+                hold = self._attach_blocked(vmi, spec_vols[s["name"]], s)
+                if hold is not None:
+                    if hold != s:
+                        changed = True
+                    out.append(hold)
+                    continue
                 nxt = order[order.index(s["phase"]) + 1]
                 s = self._volume_entry(spec_vols[s["name"]], len(out), nxt) | {
                     "hotplugVolume": s.get("hotplugVolume")}
@@ -351,6 +361,41 @@ class VMIController:
                 changed = True
         if changed:
             self._mutate(vmi, lambda o: o["status"].__setitem__("volumeStatus", out))
+
+    def _hotplug_interfaces(self, vmi):
+        spec = vmi.get("spec") or {}
+        ifaces = ((spec.get("domain") or {}).get("devices") or {}).get("interfaces") or []
+        status = (vmi.get("status") or {}).get("interfaces") or []
+        live = {s.get("name") for s in status}
+        absent = {i.get("name") for i in ifaces if i.get("state") == "absent"}
+        new = [i for i in ifaces if i.get("name") not in live and i.get("name") not in absent]
+        if not new and not (absent & live):
+            return
+        out = [s for s in status if s.get("name") not in absent]
+        for i in new:
+            out.append({"name": i.get("name"), "mac": i.get("macAddress") or self.sim.next_mac(),
+                        "interfaceName": f"eth{len(out)}", "infoSource": "domain, multus-status",
+                        "podInterfaceName": f"pod{meta.random_suffix(11)}",
+                        "queueCount": 1})
+        self._mutate(vmi, lambda o: o["status"].__setitem__("interfaces", out))
+
+    def _attach_blocked(self, vmi, volume, entry):
+        """The status entry to keep while a hotplug cannot advance: its claim is not Bound
+        yet (the attachment pod cannot start), or an injected fault failed it."""
+        if entry.get("phase") == "Pending":
+            src = volume.get("persistentVolumeClaim") or volume.get("dataVolume") or {}
+            claim = src.get("claimName") or src.get("name")
+            pvc = self.store.raw(kv.PVC, vmi["metadata"]["namespace"], claim)
+            if ((pvc or {}).get("status") or {}).get("phase") != "Bound":
+                why = f"PVC {claim} is not bound" if pvc else f"PVC {claim} does not exist"
+                return dict(entry, reason="PVCNotReady", message=why)
+        if entry.get("phase") == "AttachedToNode":
+            fault = self.sim.kv_faults.take("hotplug", entry["name"])
+            if fault:
+                return dict(entry, phase="Failed", reason="AttachFailed",
+                            message=fault.get("message") or "failed to attach hotplugged "
+                            f"volume {entry['name']}: device not found")
+        return None
 
     def _node_ok(self, vmi):
         """virt-controller fails VMIs on a node whose virt-handler stopped heart-beating."""

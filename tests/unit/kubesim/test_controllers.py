@@ -211,6 +211,7 @@ def test_snapshot_and_export_serve_the_disk(sim, custom, api_client, core):
     import urllib.request
     create_vm(custom, "vm1", data_volume={"blank": {}})
     sim.settle()
+    sim.export_data[(NS, "vm1-root")] = b"disk-bytes"
     custom.create_namespaced_custom_object("snapshot.kubevirt.io", "v1beta1", NS,
                                            "virtualmachinesnapshots", {
         "apiVersion": "snapshot.kubevirt.io/v1beta1", "kind": "VirtualMachineSnapshot",
@@ -218,6 +219,14 @@ def test_snapshot_and_export_serve_the_disk(sim, custom, api_client, core):
         "spec": {"source": {"apiGroup": G, "kind": "VirtualMachine", "name": "vm1"}}})
     sim.run_until(lambda: sim.get("VirtualMachineSnapshot", NS, "snap").get("status", {}).get(
         "readyToUse"))
+    # The content records the VM and one backup per volume; later writes are not in it.
+    snap = sim.get("VirtualMachineSnapshot", NS, "snap")
+    content = sim.get("VirtualMachineSnapshotContent", NS,
+                      snap["status"]["virtualMachineSnapshotContentName"])
+    assert content["spec"]["source"]["virtualMachine"]["metadata"]["name"] == "vm1"
+    assert [b["volumeName"] for b in content["spec"]["volumeBackups"]] == ["root"]
+    assert content["metadata"]["ownerReferences"][0]["uid"] == snap["metadata"]["uid"]
+    sim.export_data[(NS, "vm1-root")] = b"written after the snapshot"
     core.create_namespaced_secret(NS, client.V1Secret(
         metadata=client.V1ObjectMeta(name="tok"),
         data={"token": base64.b64encode(b"s3cret").decode()}))
@@ -235,7 +244,6 @@ def test_snapshot_and_export_serve_the_disk(sim, custom, api_client, core):
     vol = exp["status"]["links"]["internal"]["volumes"][0]
     assert vol["name"] == "vm1-root"
     url = [f["url"] for f in vol["formats"] if f["format"] == "raw"][0]
-    sim.export_data[(NS, "vm1-root")] = b"disk-bytes"
     req = urllib.request.Request(url, headers={"x-kubevirt-export-token": "s3cret"})
     with urllib.request.urlopen(req, timeout=5) as resp:
         assert resp.read() == b"disk-bytes"

@@ -145,8 +145,23 @@ def test_migrate_creates_a_migration_object(sim, custom, api_client):
                                "addedNodeSelector": {"kubernetes.io/hostname": "node-2"}}
 
 
+def _static_volume(core, pv="pv-1", claim="vol-1", size="5Gi"):
+    """A pre-bound static PV + PVC pair, as an attached Cinder volume is represented."""
+    core.create_persistent_volume({
+        "metadata": {"name": pv},
+        "spec": {"capacity": {"storage": size}, "accessModes": ["ReadWriteMany"],
+                 "volumeMode": "Block", "persistentVolumeReclaimPolicy": "Retain",
+                 "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2010-10.org:vol",
+                           "lun": 1}}})
+    core.create_namespaced_persistent_volume_claim(NS, {
+        "metadata": {"name": claim},
+        "spec": {"volumeName": pv, "storageClassName": "", "accessModes": ["ReadWriteMany"],
+                 "volumeMode": "Block", "resources": {"requests": {"storage": size}}}})
+
+
 def test_addvolume_and_removevolume_on_a_vm(sim, custom, api_client, core):
     _running(sim, custom, api_client)
+    _static_volume(core)
     opts = {"name": "data", "disk": {"disk": {"bus": "scsi"}},
             "volumeSource": {"persistentVolumeClaim": {"claimName": "vol-1",
                                                        "hotpluggable": True}}}
@@ -161,7 +176,7 @@ def test_addvolume_and_removevolume_on_a_vm(sim, custom, api_client, core):
         phases.append(st[0]["phase"] if st else None)
         return st and st[0]["phase"] == "Ready"
     sim.run_until(ready)
-    assert [p for p in phases if p][:3] == ["Pending", "AttachedToNode", "Ready"]
+    assert [p for p in phases if p][:4] == ["Pending", "Bound", "AttachedToNode", "Ready"]
     entry = [v for v in vmi(sim, "vm1")["status"]["volumeStatus"] if v["name"] == "data"][0]
     assert entry["reason"] == "VolumeReady" and entry["target"].startswith("sd")
     tmpl = sim.get("VirtualMachine", NS, "vm1")["spec"]["template"]["spec"]
