@@ -1,17 +1,28 @@
 """Compute RPC endpoint (6.5): a thin dispatcher.
 
-Operations arrive with later issues, one module each; what lives here is the
-host-level part every compute needs from the start: the host uptime call,
-resource tracking at start and periodically (through the resource tracker,
-which reports to Placement), and the instance view the scheduler keeps of
+Instance operations live in ``keel.compute.ops`` (one module per family);
+the RPC methods here only wrap them with Nova's decorators (instance action
+events, faults, task-state revert). What lives here is the host-level part:
+the host uptime call, resource tracking at start and periodically (through
+the resource tracker, which reports to Placement), start-up recovery of
+instances a crash interrupted, and the instance view the scheduler keeps of
 this host (update at start, periodic sync).
 """
+import concurrent.futures
+import contextlib
 import datetime
 import os
+import threading
+import weakref
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from keel.compute import events
+from keel.compute import faults
+from keel.compute.ops import build as build_ops
+from keel.compute.ops import delete as delete_ops
+from keel.compute.ops import recovery
 from keel.conf import CONF
 from keel import manager
 from keel.rpc import versions
@@ -59,6 +70,54 @@ class ComputeManager(manager.Manager):
         rt_class = _resource_tracker_class()
         if rt_class is not None and driver is not None:
             self.rt = rt_class(self.host, driver, reportclient)
+        # Builds run here, not on RPC threads (they may take minutes);
+        # queued builds wait for a free worker, as Nova's build semaphore.
+        self.build_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=CONF.max_concurrent_builds or 1000,
+            thread_name_prefix="build-%s" % self.host)
+        self._instance_locks = weakref.WeakValueDictionary()
+        self._locks_guard = threading.Lock()
+        self._network_api = None
+        self._compute_task_api = None
+
+    # -- collaborators --------------------------------------------------------
+    @property
+    def network_api(self):
+        if self._network_api is None:
+            try:
+                from keel.network import api as network_api
+            except ImportError:
+                return None
+            self._network_api = network_api.get_api()
+        return self._network_api
+
+    @property
+    def compute_task_api(self):
+        if self._compute_task_api is None:
+            from keel.conductor import rpcapi as conductor_rpcapi
+            self._compute_task_api = conductor_rpcapi.ComputeTaskAPI()
+        return self._compute_task_api
+
+    @compute_task_api.setter
+    def compute_task_api(self, value):
+        self._compute_task_api = value
+
+    @property
+    def placement_client(self):
+        return self.reportclient if self.reportclient is not None \
+            else self.rt.reportclient
+
+    @contextlib.contextmanager
+    def instance_lock(self, instance_uuid):
+        """One operation at a time per instance on this host (Nova's
+        synchronized(instance.uuid)); distinct instances run in parallel."""
+        with self._locks_guard:
+            lock = self._instance_locks.get(instance_uuid)
+            if lock is None:
+                lock = threading.RLock()
+                self._instance_locks[instance_uuid] = lock
+        with lock:
+            yield
 
     # -- lifecycle ------------------------------------------------------------
     def init_host(self, service_ref=None):
@@ -67,9 +126,15 @@ class ComputeManager(manager.Manager):
         if self.driver is not None and hasattr(self.driver, "init_host"):
             self.driver.init_host(host=self.host)
         self._update_available_resource(ctxt, startup=True)
+        if self.driver is not None:
+            try:
+                recovery.init_instances(self, ctxt)
+            except Exception:  # noqa: BLE001 - the service must still start
+                LOG.exception("Start-up recovery of %s failed", self.host)
         self._update_scheduler_instance_info(ctxt)
 
     def cleanup_host(self):
+        self.build_pool.shutdown(wait=False)
         if self.driver is not None and hasattr(self.driver, "cleanup_host"):
             self.driver.cleanup_host(host=self.host)
 
@@ -101,7 +166,36 @@ class ComputeManager(manager.Manager):
         except Exception:  # noqa: BLE001 - next period tries again
             LOG.exception("Error updating resources for node %s", self.host)
 
+    def update_scheduler_instance_info(self, ctxt, instance):
+        """One built instance, to every scheduler (when they track them)."""
+        if not CONF.filter_scheduler.track_instance_changes:
+            return
+        from keel import objects
+        try:
+            self.scheduler_client.update_instance_info(
+                ctxt, self.host, objects.InstanceList(objects=[instance]))
+        except Exception:  # noqa: BLE001 - the periodic sync catches up
+            LOG.debug("Could not send instance info of %s", instance.uuid,
+                      exc_info=True)
+
+    def delete_scheduler_instance_info(self, ctxt, instance_uuid):
+        if not CONF.filter_scheduler.track_instance_changes:
+            return
+        try:
+            self.scheduler_client.delete_instance_info(ctxt, self.host,
+                                                       instance_uuid)
+        except Exception:  # noqa: BLE001 - the periodic sync catches up
+            LOG.debug("Could not send instance deletion of %s",
+                      instance_uuid, exc_info=True)
+
     # -- periodic tasks -------------------------------------------------------
+    @manager.periodic(spacing=CONF.reclaim_instance_interval)
+    def _reclaim_queued_deletes(self, context):
+        """Delete soft-deleted instances older than
+        [DEFAULT]/reclaim_instance_interval (0: soft delete is off)."""
+        return delete_ops.reclaim_queued_deletes(
+            self, context, CONF.reclaim_instance_interval)
+
     # Spacings are read when this module is imported: the keel commands
     # import managers only after parsing the configuration, as Nova does.
     @manager.periodic(spacing=CONF.update_resources_interval,
@@ -123,3 +217,39 @@ class ComputeManager(manager.Manager):
                                                "get_host_uptime"):
             return self.driver.get_host_uptime()
         return host_uptime_text()
+
+    # -- RPC: build and delete ------------------------------------------------
+    def build_and_run_instance(self, context, instance, image, request_spec,
+                               filter_properties, accel_uuids,
+                               admin_password=None, injected_files=None,
+                               requested_networks=None, security_groups=None,
+                               block_device_mapping=None, node=None,
+                               limits=None, host_list=None):
+        build_ops.build_and_run_instance(
+            self, context, instance, image=image, request_spec=request_spec,
+            filter_properties=filter_properties, accel_uuids=accel_uuids,
+            admin_password=admin_password, injected_files=injected_files,
+            requested_networks=requested_networks,
+            security_groups=security_groups,
+            block_device_mapping=block_device_mapping, node=node,
+            limits=limits, host_list=host_list)
+
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def terminate_instance(self, context, instance, bdms):
+        delete_ops.terminate_instance(self, context, instance, bdms)
+
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def soft_delete_instance(self, context, instance):
+        with self.instance_lock(instance.uuid):
+            delete_ops.soft_delete_instance(self, context, instance)
+
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def restore_instance(self, context, instance):
+        with self.instance_lock(instance.uuid):
+            delete_ops.restore_instance(self, context, instance)

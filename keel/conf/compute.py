@@ -12,6 +12,13 @@ opts = [
                     "traits of this host's resource providers from Placement. "
                     "0 disables the refresh: the cache is filled only at "
                     "start-up (or after a SIGHUP)."),
+    cfg.IntOpt("consecutive_build_service_disable_threshold", default=10,
+               min=0, mutable=True,
+               help="Non-zero: count this host's failed builds (reset by "
+                    "a success) in its compute node stats, which the "
+                    "scheduler's BuildFailureWeigher uses with "
+                    "[filter_scheduler]/build_failure_weight_multiplier to "
+                    "prefer other hosts. 0 disables the counting."),
 ]
 
 

@@ -16,6 +16,7 @@ import threading
 import os_traits
 from oslo_utils import uuidutils
 
+from keel.compute.resources import claims
 from keel import exception
 from keel import objects
 from keel.virt import driver as virt_driver
@@ -36,7 +37,7 @@ def _set_if_changed(obj, field, value):
         setattr(obj, field, value)
 
 
-class ResourceTracker(object):
+class ResourceTracker(claims.InstanceClaims):
     def __init__(self, host, driver, reportclient=None, conf=None):
         if conf is None:
             from keel.conf import CONF as conf
@@ -109,6 +110,13 @@ class ResourceTracker(object):
         resources = self.driver.get_available_resource(nodename)
         resources.setdefault("hypervisor_hostname", nodename)
         with self._lock:
+            # Builds claimed here but not spawned yet: the hypervisor does
+            # not know them, the node record must still count them.
+            vcpus, mem, disk = self.in_flight_usage(nodename)
+            for key, amount in (("vcpus_used", vcpus),
+                                ("memory_mb_used", mem),
+                                ("local_gb_used", disk)):
+                resources[key] = resources.get(key, 0) + amount
             cn = self._init_compute_node(context, nodename, resources)
             self._copy_resources(cn, resources)
             if cn.obj_what_changed():

@@ -1,0 +1,108 @@
+"""Start-up recovery: nothing a crash interrupted stays stuck.
+
+When the compute starts no build or delete of its own can be running, so
+every instance of this host still in a transient state was abandoned by
+the previous run (Nova's _init_instance):
+
+- being deleted (task_state deleting, or vm_state deleted but the row not
+  yet soft-deleted): the delete is finished now;
+- building (vm_state building, or a build task state): ERROR with a fault
+  saying the build was interrupted, so the user sees why and may delete;
+- soft-deleting / restoring: the power change is finished.
+
+Builds that died before the instance was even bound to this host are found
+through Placement: consumers of this host's providers still BUILDING and
+not on this host go to ERROR too (Nova's
+_error_out_instances_whose_build_was_interrupted).
+"""
+from oslo_log import log as logging
+
+from keel.compute import faults
+from keel.compute.ops import cleanup
+from keel.compute.ops import delete as delete_ops
+from keel.compute.ops import states
+from keel import exception
+from keel import objects
+
+LOG = logging.getLogger(__name__)
+
+_INTERRUPTED = ("The build was interrupted: its compute service stopped "
+                "before the instance was ready.")
+
+
+def init_instances(mgr, context):
+    """Recover every instance of this host; returns the uuids seen."""
+    instances = objects.InstanceList.get_by_host(
+        context, mgr.host, expected_attrs=["info_cache"])
+    for instance in instances:
+        try:
+            init_instance(mgr, context, instance)
+        except Exception:  # noqa: BLE001 - one instance must not stop start
+            LOG.exception("Failed to recover instance %s", instance.uuid)
+    seen = {inst.uuid for inst in instances}
+    error_out_interrupted_builds(mgr, context, seen)
+    return seen
+
+
+def init_instance(mgr, context, instance):
+    if instance.host != mgr.host:
+        return
+    if instance.task_state == states.DELETING or \
+            instance.vm_state == states.DELETED:
+        LOG.info("Service started deleting instance %s during the previous "
+                 "run, but did not finish. Restarting the deletion now.",
+                 instance.uuid)
+        bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
+            context, instance.uuid)
+        delete_ops.delete_instance(mgr, context, instance, bdms)
+        return
+    if instance.vm_state in (states.SOFT_DELETED, states.ERROR) and \
+            instance.task_state is None:
+        return
+    if instance.vm_state == states.BUILDING or \
+            instance.task_state in states.BUILD_TASK_STATES:
+        _error_out(context, instance, mgr.host)
+        return
+    if instance.task_state == states.SOFT_DELETING:
+        delete_ops.soft_delete_instance(mgr, context, instance)
+    elif instance.task_state == states.RESTORING:
+        delete_ops.restore_instance(mgr, context, instance)
+
+
+def _error_out(context, instance, host):
+    LOG.debug("Instance %s failed to spawn correctly, setting to ERROR",
+              instance.uuid)
+    exc = exception.BuildAbortException(instance_uuid=instance.uuid,
+                                        reason=_INTERRUPTED)
+    try:
+        faults.add_instance_fault_from_exc(context, instance, exc,
+                                           host=host)
+    except exception.InstanceNotFound:
+        return
+    cleanup.set_error_state(instance, clean_task_state=True)
+
+
+def error_out_interrupted_builds(mgr, context, handled):
+    """ERROR for builds this host was given but never bound (one Placement
+    read per node, one query for all the candidates)."""
+    if mgr.rt is None:
+        return
+    consumers = set()
+    for cn in list(mgr.rt.compute_nodes.values()):
+        try:
+            allocations = mgr.placement_client.placement \
+                .get_provider_allocations(context, cn.uuid)
+        except Exception as exc:  # noqa: BLE001 - best effort at start
+            LOG.warning("Could not read the allocations of node %s: %s",
+                        cn.hypervisor_hostname, exc)
+            continue
+        consumers.update(allocations)
+    consumers -= set(handled)
+    if not consumers:
+        return
+    stuck = objects.InstanceList.get_by_filters(
+        context, {"vm_state": states.BUILDING, "uuid": sorted(consumers)})
+    for instance in stuck:
+        LOG.info("Instance %s was being built on this host when the service "
+                 "stopped; setting it to ERROR", instance.uuid)
+        _error_out(context, instance, mgr.host)
