@@ -1,0 +1,166 @@
+"""Versioned notification machinery: the notification object, its event
+type and publisher, and the payload base whose ``SCHEMA`` copies fields from
+source objects.
+
+The classes are oslo.versionedobjects in Nova's namespace with Nova's names
+and versions, so the payload a consumer reads is the same JSON
+(``nova_object.name/namespace/version/data``). They are *not* put in the RPC
+object registry (``register_if(False)``): they never travel as RPC arguments
+and must not shadow RPC objects of the same name.
+"""
+import logging
+
+from oslo_versionedobjects import exception as ovo_exc
+
+from keel import exception
+from keel import notifications
+from keel.notifications import fields as nf
+from keel.objects import base
+from keel.objects import fields
+
+LOG = logging.getLogger(__name__)
+
+# Payload classes by name: ObjectField('FlavorPayload') resolves through
+# the ovo registry, so notification classes are registered in a registry of
+# their own, which keeps them out of keel.objects and of RPC.
+register_notification = base.KeelObjectRegistry.register_if(False)
+
+
+class NotificationRegistry:
+    classes = {}
+
+    @classmethod
+    def register(cls, obj_cls):
+        obj_cls = register_notification(obj_cls)
+        cls.classes[obj_cls.obj_name()] = obj_cls
+        return obj_cls
+
+
+def notification(obj_cls):
+    """Class decorator for concrete notification and payload classes."""
+    return NotificationRegistry.register(obj_cls)
+
+
+class NotificationObject(base.KeelObject):
+    """Base of every notification object.
+
+    Built on the fly at emit time, so every field would read as changed;
+    the change list carries nothing for a consumer and is dropped.
+    """
+    VERSION = '1.0'
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.obj_reset_changes(recursive=False)
+
+    @classmethod
+    def obj_class_from_name(cls, objname, objver):
+        # Nested payloads (ObjectField('IpPayload')) are looked up among the
+        # notification classes, not in the RPC registry.
+        found = NotificationRegistry.classes.get(objname)
+        if found is not None:
+            return found
+        return super().obj_class_from_name(objname, objver)
+
+
+@notification
+class EventType(NotificationObject):
+    # Not on the wire (the envelope carries the event type as a string).
+    VERSION = '1.0'
+
+    fields = {
+        'object': fields.StringField(nullable=False),
+        'action': nf.NotificationActionField(nullable=False),
+        'phase': nf.NotificationPhaseField(nullable=True),
+    }
+
+    def __init__(self, object, action, phase=None):
+        super().__init__()
+        self.object = object
+        self.action = action
+        self.phase = phase
+
+    def to_notification_event_type_field(self):
+        """``<object>.<action>[.<phase>]`` as on the wire."""
+        if self.phase:
+            return '%s.%s.%s' % (self.object, self.action, self.phase)
+        return '%s.%s' % (self.object, self.action)
+
+
+class NotificationPayloadBase(NotificationObject):
+    """Base of payloads.
+
+    ``SCHEMA`` maps a payload field to ``(source_name, source_field)``;
+    ``populate_schema(source_name=obj, ...)`` copies them. A source field
+    that cannot be read (not loadable, orphaned object) becomes None, as in
+    Nova, rather than failing the notification.
+    """
+    SCHEMA = {}
+    VERSION = '1.0'
+
+    def __init__(self):
+        super().__init__()
+        self.populated = not self.SCHEMA
+
+    def populate_schema(self, set_none=True, **kwargs):
+        """Copy the SCHEMA fields; with ``set_none=False`` a field unset on
+        the source stays unset here (and so out of the JSON)."""
+        for key, (source_name, field) in self.SCHEMA.items():
+            source = kwargs[source_name]
+            if (not set_none and hasattr(source, 'obj_attr_is_set') and
+                    not source.obj_attr_is_set(field)):
+                continue
+            try:
+                value = getattr(source, field)
+            except (exception.ObjectActionError, NotImplementedError,
+                    exception.OrphanedObjectError,
+                    ovo_exc.OrphanedObjectError) as e:
+                LOG.debug("Defaulting %s.%s to None: %s",
+                          self.__class__.__name__, key, e)
+                value = None
+            setattr(self, key, value)
+        self.populated = True
+        self.obj_reset_changes(recursive=True)
+
+
+@notification
+class NotificationPublisher(NotificationObject):
+    VERSION = '2.2'
+
+    fields = {
+        'host': fields.StringField(nullable=False),
+        'source': nf.NotificationSourceField(nullable=False),
+    }
+
+    def __init__(self, host, source):
+        super().__init__()
+        self.host = host
+        self.source = source
+
+    @classmethod
+    def from_service_obj(cls, service):
+        source = nf.NotificationSource.get_source_by_binary(service.binary)
+        return cls(host=service.host, source=source)
+
+
+class NotificationBase(NotificationObject):
+    """A versioned notification; subclasses add a ``payload`` field."""
+    VERSION = '1.0'
+
+    fields = {
+        'priority': nf.NotificationPriorityField(),
+        'event_type': fields.ObjectField('EventType'),
+        'publisher': fields.ObjectField('NotificationPublisher'),
+    }
+
+    def emit(self, context):
+        """Send it on the versioned topics (no-op when those are off)."""
+        if not notifications.versioned_enabled():
+            return
+        assert self.payload.populated
+        self.payload.obj_reset_changes(recursive=True)
+        publisher_id = '%s:%s' % (self.publisher.source, self.publisher.host)
+        notifier = notifications.get_versioned_notifier(publisher_id)
+        send = getattr(notifier, self.priority)
+        send(context, self.event_type.to_notification_event_type_field(),
+             self.payload.obj_to_primitive())
