@@ -737,3 +737,132 @@ class AllocationDeleteFailed(NovaException):
 class TooManyInstances(OverQuota):
     msg_fmt = ("Quota exceeded for %(overs)s: Requested %(req)s, but already "
                "used %(used)s of %(allowed)s %(overs)s")
+
+
+# -- server create (API): Nova's names and messages --
+class InvalidRequest(Invalid):
+    msg_fmt = "The request is invalid."
+
+
+class InvalidMetadata(Invalid):
+    msg_fmt = "Invalid metadata: %(reason)s"
+
+
+class InstanceUserDataMalformed(NovaException):
+    msg_fmt = "User data needs to be valid base 64."
+    code = 400
+
+
+class ConfigDriveInvalidValue(Invalid):
+    msg_fmt = "Invalid value for Config Drive option: %(option)s"
+
+
+class AutoDiskConfigDisabledByImage(Invalid):
+    msg_fmt = ("Requested image %(image)s has automatic disk resize "
+               "disabled.")
+
+
+class CertificateValidationFailed(NovaException):
+    msg_fmt = ("Image signature certificate validation failed for "
+               "certificate: %(cert_uuid)s. %(reason)s")
+    code = 400
+
+
+class MultiplePortsNotApplicable(Invalid):
+    msg_fmt = "Failed to launch instances: %(reason)s"
+
+
+class AmbiguousHostnameForMultipleInstances(Invalid):
+    msg_fmt = "Unable to allocate a single hostname to multiple instances"
+
+
+class InvalidImageConfigDrive(Invalid):
+    msg_fmt = "Image's config drive option '%(config_drive)s' is invalid"
+
+
+class FlavorMemoryTooSmall(NovaException):
+    msg_fmt = "Flavor's memory is too small for requested image."
+    code = 400
+
+
+class FlavorDiskSmallerThanImage(NovaException):
+    msg_fmt = ("Flavor's disk is too small for requested image. Flavor disk "
+               "is %(flavor_size)i bytes, image is %(image_size)i bytes.")
+    code = 400
+
+
+class FlavorDiskSmallerThanMinDisk(NovaException):
+    msg_fmt = ("Flavor's disk is smaller than the minimum size specified in "
+               "image metadata. Flavor disk is %(flavor_size)i bytes, "
+               "minimum size is %(image_min_disk)i bytes.")
+    code = 400
+
+
+class VolumeSmallerThanMinDisk(NovaException):
+    msg_fmt = ("Volume is smaller than the minimum size specified in image "
+               "metadata. Volume size is %(volume_size)i bytes, minimum "
+               "size is %(image_min_disk)i bytes.")
+    code = 400
+
+
+class BootFromVolumeRequiredForZeroDiskFlavor(Forbidden):
+    msg_fmt = ("Only volume-backed servers are allowed for flavors with "
+               "zero disk.")
+
+
+class OnsetFileLimitExceeded(OverQuota):
+    msg_fmt = "Personality file limit exceeded"
+
+
+class OnsetFilePathLimitExceeded(OverQuota):
+    msg_fmt = "Personality file path exceeds maximum %(allowed)s"
+
+
+class OnsetFileContentLimitExceeded(OverQuota):
+    msg_fmt = "Personality file content exceeds maximum %(allowed)s"
+
+
+class InvalidBDM(Invalid):
+    msg_fmt = "Block Device Mapping is Invalid."
+
+
+class InvalidBDMFormat(InvalidBDM):
+    msg_fmt = "Block Device Mapping is Invalid: %(details)s"
+
+
+class InvalidBDMSnapshot(InvalidBDM):
+    msg_fmt = "Block Device Mapping is Invalid: failed to get snapshot %(id)s."
+
+
+class InvalidBDMVolume(InvalidBDM):
+    msg_fmt = "Block Device Mapping is Invalid: failed to get volume %(id)s."
+
+
+class InvalidBDMImage(InvalidBDM):
+    msg_fmt = "Block Device Mapping is Invalid: failed to get image %(id)s."
+
+
+class InvalidBDMBootSequence(InvalidBDM):
+    msg_fmt = ("Block Device Mapping is Invalid: Boot sequence for the "
+               "instance and image/block device mapping combination is not "
+               "valid.")
+
+
+class InvalidBDMLocalsLimit(InvalidBDM):
+    msg_fmt = ("Block Device Mapping is Invalid: You specified more local "
+               "devices than the limit allows")
+
+
+class InvalidBDMEphemeralSize(InvalidBDM):
+    msg_fmt = ("Ephemeral disks requested are larger than the instance type "
+               "allows. If no size is given in one block device mapping, "
+               "flavor ephemeral size will be used.")
+
+
+class InvalidBDMSwapSize(InvalidBDM):
+    msg_fmt = "Swap drive requested is larger than instance type allows."
+
+
+class InvalidBDMDiskBus(InvalidBDM):
+    msg_fmt = ("Block Device Mapping is invalid: Device bus %(disk_bus)s is "
+               "not supported.")
