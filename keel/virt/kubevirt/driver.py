@@ -22,6 +22,7 @@ from keel.virt.kubevirt.ops import build
 from keel.virt.kubevirt.ops import consoles
 from keel.virt.kubevirt.ops import migration
 from keel.virt.kubevirt.ops import power
+from keel.virt.kubevirt.ops import volumes
 from keel.virt.kubevirt.spec import field
 
 LOG = logging.getLogger(__name__)
@@ -252,3 +253,17 @@ class KubeVirtDriver(driver.ComputeDriver):
 
     def get_serial_console(self, context, instance):
         return consoles.serial_console(self, instance)
+
+    # -- volumes --------------------------------------------------------------
+    def get_volume_connector(self, instance):
+        return volumes.connector(self, instance)
+
+    def attach_volume(self, context, connection_info, instance, mountpoint,
+                      disk_bus=None, device_type=None, encryption=None):
+        # Nova's mountpoint is a hint KubeVirt cannot honour: the target
+        # device shows in the VMI's volumeStatus.
+        volumes.attach(self, instance, connection_info, disk_bus)
+
+    def detach_volume(self, context, connection_info, instance, mountpoint,
+                      encryption=None):
+        volumes.detach(self, instance, connection_info)

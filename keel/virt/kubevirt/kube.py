@@ -31,9 +31,19 @@ VMI = Kind("kubevirt.io", "v1", "virtualmachineinstances", True)
 MIGRATION = Kind("kubevirt.io", "v1", "virtualmachineinstancemigrations",
                  True)
 DATAVOLUME = Kind("cdi.kubevirt.io", "v1beta1", "datavolumes", True)
+SNAPSHOT = Kind("snapshot.kubevirt.io", "v1beta1", "virtualmachinesnapshots",
+                True)
+EXPORT = Kind("export.kubevirt.io", "v1beta1", "virtualmachineexports", True)
 NODE = Kind("", "v1", "nodes", False)
+PVC = Kind("", "v1", "persistentvolumeclaims", True)
+PV = Kind("", "v1", "persistentvolumes", False)
 POD = Kind("", "v1", "pods", True)
 SECRET = Kind("", "v1", "secrets", True)
+
+# CoreV1Api method names are built from these.
+_SINGULAR = {"nodes": "node", "pods": "pod", "secrets": "secret",
+             "persistentvolumeclaims": "persistent_volume_claim",
+             "persistentvolumes": "persistent_volume"}
 
 SUBRESOURCES = "/apis/subresources.kubevirt.io/v1"
 _RETRIABLE = (429, 500, 502, 503, 504)
@@ -254,8 +264,7 @@ class KubeClient(object):
 
     def _core(self, verb, kind, name, ns, **kwargs):
         """CoreV1Api call by verb and kind, answered as a dict."""
-        singular = {"nodes": "node", "pods": "pod",
-                    "secrets": "secret"}[kind.plural]
+        singular = _SINGULAR[kind.plural]
         scope = "namespaced_" if ns else ""
         if verb == "list" and not ns and kind.namespaced:
             fn = getattr(self.core, "list_%s_for_all_namespaces" % singular)
@@ -288,30 +297,51 @@ class KubeClient(object):
             return data.decode("utf-8", "replace")
         return self._call(read, name, self.namespace, **kwargs)
 
+    def download(self, url, headers, chunk_size=1024 * 1024):
+        """Yield the body of ``url`` (a VirtualMachineExport link) in chunks,
+        through the client's connection pool and TLS settings."""
+        pool = self.api.rest_client.pool_manager
+        resp = pool.request("GET", url, headers=headers,
+                            preload_content=False,
+                            timeout=urllib3.Timeout(connect=self.timeout,
+                                                    read=self.timeout))
+        try:
+            if not 200 <= resp.status < 300:
+                raise KubeError(resp.status, resp.reason or "",
+                                "GET %s: %s" % (url, resp.data[:200]))
+            for chunk in resp.stream(chunk_size):
+                yield chunk
+        finally:
+            resp.release_conn()
+
     # -- watch ----------------------------------------------------------------
     def watch(self, kind, resource_version, label_selector=None,
-              namespace=None, on_response=None):
+              namespace=None, on_response=None, field_selector=None,
+              timeout_seconds=None):
         """Yield ``(type, object)`` from one watch request starting after
         ``resource_version``, BOOKMARKs included, until the server ends the
-        stream.  410 (as status or ERROR event) raises ``Gone``."""
+        stream (after ``timeout_seconds``, default [kubevirt]/watch_timeout).
+        410 (as status or ERROR event) raises ``Gone``."""
+        seconds = int(timeout_seconds or self.opts.watch_timeout)
         kwargs = {"watch": True, "resource_version": resource_version,
                   "allow_watch_bookmarks": True,
-                  "timeout_seconds": self.opts.watch_timeout,
+                  "timeout_seconds": max(1, seconds),
                   "_preload_content": False}
         if label_selector:
             kwargs["label_selector"] = label_selector
+        if field_selector:
+            kwargs["field_selector"] = field_selector
         ns = self._ns(kind, namespace)
         # Read timeout past the server's timeoutSeconds: a silent
         # connection is noticed, a quiet watch is not cut short.
-        kwargs["_request_timeout"] = (self.timeout,
-                                      self.opts.watch_timeout + 30)
+        kwargs["_request_timeout"] = (self.timeout, max(1, seconds) + 30)
         try:
             if kind.group:
                 resp = self.custom.list_namespaced_custom_object(
                     kind.group, kind.version, ns, kind.plural, **kwargs)
             else:
                 fn = getattr(self.core,
-                             "list_namespaced_%s" % kind.plural[:-1])
+                             "list_namespaced_%s" % _SINGULAR[kind.plural])
                 resp = fn(ns, **kwargs)
         except k8s.ApiException as exc:
             raise _error(exc) from None
