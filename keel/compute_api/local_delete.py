@@ -23,21 +23,19 @@ VM_SOFT_DELETED = "soft-delete"
 VM_ERROR = "error"
 VM_SHELVED_OFFLOADED = "shelved_offloaded"
 
-_report_client = None
+_report_clients = {}
 
 
 def report_client():
-    """One Placement report client per process (it caches providers)."""
-    global _report_client
-    if _report_client is None:
-        from keel.clients import report
-        _report_client = report.ReportClient()
-    return _report_client
-
-
-def reset_report_client():
-    global _report_client
-    _report_client = None
+    """One Placement client per configured endpoint (a keystoneauth
+    session is costly to build for every delete)."""
+    from keel.clients import report
+    from keel.conf import CONF
+    key = (CONF.placement.auth_type, CONF.placement.endpoint_override)
+    client = _report_clients.get(key)
+    if client is None:
+        client = _report_clients[key] = report.ReportClient()
+    return client
 
 
 def may_have_ports_or_volumes(instance):
