@@ -35,6 +35,9 @@ BUILD_TASK_STATES = [None, SCHEDULING, "networking", "block_device_mapping",
 _SM_SKIP_KEYS = ("img_signature_hash_method", "img_signature",
                  "img_signature_key_type", "img_signature_certificate_uuid")
 _SM_INHERITABLE = ("min_ram", "min_disk", "disk_format", "container_format")
+# Per-row fields a BDM copied into a new instance must not carry over.
+_BDM_SKIP = ("id", "uuid", "instance", "instance_uuid", "created_at",
+             "updated_at", "deleted_at", "deleted")
 
 
 # -- faults and error states -------------------------------------------------
@@ -174,13 +177,14 @@ def create_in_cell(cctxt, instance, block_device_mapping, tags,
             objects.InstanceAction.action_start(cctxt, instance.uuid, CREATE,
                                                 want_result=False)
         for src in (block_device_mapping or []):
-            bdm = copy.deepcopy(src)
-            bdm._context = cctxt
+            # A new object: every field is a change to write, whatever
+            # the API's copy had already saved or reset.
+            bdm = objects.BlockDeviceMapping(cctxt, **{
+                name: copy.deepcopy(getattr(src, name))
+                for name in src.fields
+                if src.obj_attr_is_set(name) and name not in _BDM_SKIP})
             bdm.instance_uuid = instance.uuid
             bdm.volume_size = _volume_size(instance.flavor, bdm)
-            for name in ("id", "uuid"):
-                if bdm.obj_attr_is_set(name):
-                    delattr(bdm, name)
             bdm.create()
             bdms.objects.append(bdm)
         created_tags = objects.TagList(objects=[])

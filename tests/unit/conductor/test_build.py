@@ -1,0 +1,206 @@
+"""schedule_and_build_instances on real API/cell databases."""
+import pytest
+
+from keel.conductor.tasks import build
+from keel.conf import CONF
+from keel import context as keel_context
+from keel import exception
+from keel import objects
+from tests.functional.boot import helpers
+from tests.unit.conductor.conftest import in_cell
+from tests.unit.conductor.conftest import selection
+
+
+def run(ctxt, deps, kwargs):
+    build.ScheduleAndBuild("cond-1", *deps).execute(ctxt, **kwargs)
+
+
+def picks(*hosts):
+    return lambda uuids: [[selection(h) for h in hosts] for _ in uuids]
+
+
+def actions(ctxt, cell, instance_uuid):
+    with keel_context.target_cell(ctxt, cell) as cctxt:
+        acts = objects.InstanceActionList.get_by_instance_uuid(
+            cctxt, instance_uuid)
+        return [(a, list(objects.InstanceActionEventList.get_by_action(
+            cctxt, a.id))) for a in acts]
+
+
+def gone(ctxt, instance_uuid):
+    with pytest.raises(exception.BuildRequestNotFound):
+        objects.BuildRequest.get_by_instance_uuid(ctxt, instance_uuid)
+    return True
+
+
+def test_instance_created_mapped_and_cast_with_alternates(ctxt, cells,
+                                                          deps):
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-a", "host-b", "host-c")
+    boots, kwargs = helpers.boot_request(ctxt, count=2)
+    run(ctxt, deps, kwargs)
+
+    assert [c["host"] for c in compute.casts] == ["host-a", "host-a"]
+    for boot, cast in zip(boots, compute.casts):
+        inst = in_cell(ctxt, cells["cell1"], boot.uuid,
+                       expected_attrs=["system_metadata", "flavor", "tags",
+                                       "metadata"])
+        assert (inst.vm_state, inst.task_state) == ("building", "scheduling")
+        assert inst.availability_zone == "az-host-a"
+        assert inst.flavor.memory_mb == 512 and inst.memory_mb == 512
+        # Image properties (and the inheritable base attributes) land in
+        # system metadata as Nova's get_system_metadata_from_image.
+        assert inst.system_metadata["image_hw_architecture"] == "x86_64"
+        assert inst.system_metadata["image_disk_format"] == "qcow2"
+        assert inst.system_metadata["image_min_disk"] == "1"
+        assert inst.metadata == {"boot": "test"}
+        assert [t.tag for t in inst.tags] == ["blue"]
+        mapping = objects.InstanceMapping.get_by_instance_uuid(ctxt,
+                                                               boot.uuid)
+        assert mapping.cell_mapping.uuid == cells["cell1"].uuid
+        assert gone(ctxt, boot.uuid)
+        (action, events), = actions(ctxt, cells["cell1"], boot.uuid)
+        assert action.action == "create" and events == []
+        assert action.request_id == ctxt.request_id
+        # What the compute gets: its node and limits, the alternates, the
+        # retry bookkeeping and the BDMs written in the cell.
+        assert cast["instance"].uuid == boot.uuid
+        assert cast["node"] == "host-a"
+        assert [s.service_host for s in cast["host_list"]] == [
+            "host-b", "host-c"]
+        assert cast["filter_properties"]["retry"] == {
+            "num_attempts": 1, "hosts": [["host-a", "host-a"]]}
+        assert cast["filter_properties"]["limits"] == {"memory_mb": 4096}
+        (bdm,) = cast["block_device_mapping"]
+        assert bdm.instance_uuid == boot.uuid and bdm.id
+        assert bdm.source_type == "image" and bdm.boot_index == 0
+        assert cast["request_spec"].instance_uuid == boot.uuid
+    assert report.deleted == []
+
+
+def test_no_valid_host_buries_every_instance_in_cell0(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    scheduler.answer = exception.NoValidHost(
+        reason="There are not enough hosts available.")
+    boots, kwargs = helpers.boot_request(ctxt, count=2)
+    run(ctxt, deps, kwargs)
+
+    assert compute.casts == []
+    for boot in boots:
+        inst = in_cell(ctxt, cells["cell0"], boot.uuid,
+                       expected_attrs=["fault", "tags"])
+        assert (inst.vm_state, inst.task_state) == ("error", None)
+        assert inst.fault.message == ("No valid host was found. There are "
+                                      "not enough hosts available.")
+        assert inst.fault.code == 500 and "NoValidHost" in inst.fault.details
+        assert [t.tag for t in inst.tags] == ["blue"]
+        mapping = objects.InstanceMapping.get_by_instance_uuid(ctxt,
+                                                               boot.uuid)
+        assert mapping.cell_mapping.uuid == objects.CellMapping.CELL0_UUID
+        assert gone(ctxt, boot.uuid)
+        (action, events), = actions(ctxt, cells["cell0"], boot.uuid)
+        assert action.action == "create" and action.message == "Error"
+        assert [(e.event, e.result, e.host) for e in events] == [
+            ("conductor_schedule_and_build_instances", "Error", "cond-1")]
+        with pytest.raises(exception.InstanceNotFound):
+            in_cell(ctxt, cells["cell1"], boot.uuid)
+
+
+def test_deleted_before_the_cell_record_is_never_created(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    boots, kwargs = helpers.boot_request(ctxt)
+
+    def schedule_then_user_deletes(uuids):
+        # The API's delete of a server still in its BuildRequest.
+        objects.BuildRequest.get_by_instance_uuid(ctxt, uuids[0]).destroy()
+        return picks("host-a")(uuids)
+    scheduler.answer = schedule_then_user_deletes
+    run(ctxt, deps, kwargs)
+
+    assert compute.casts == []
+    assert report.deleted == [boots[0].uuid]
+    with pytest.raises(exception.InstanceNotFound):
+        in_cell(ctxt, cells["cell1"], boots[0].uuid)
+    with pytest.raises(exception.InstanceMappingNotFound):
+        objects.InstanceMapping.get_by_instance_uuid(ctxt, boots[0].uuid)
+
+
+def test_delete_at_the_commit_point_undoes_the_instance(ctxt, cells, deps,
+                                                        monkeypatch):
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-a", "host-b")
+    boots, kwargs = helpers.boot_request(ctxt)
+    real_map = build.ScheduleAndBuild._map
+
+    def map_then_user_deletes(context, instance_uuid, cell):
+        real_map(context, instance_uuid, cell)
+        objects.BuildRequest.get_by_instance_uuid(
+            ctxt, instance_uuid).destroy()
+    monkeypatch.setattr(build.ScheduleAndBuild, "_map",
+                        staticmethod(map_then_user_deletes))
+    run(ctxt, deps, kwargs)
+
+    assert compute.casts == []
+    assert report.deleted == [boots[0].uuid]
+    with pytest.raises(exception.InstanceNotFound):
+        in_cell(ctxt, cells["cell1"], boots[0].uuid)
+
+
+def test_failure_after_the_record_exists_is_error_not_build(ctxt, cells,
+                                                            deps):
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-a")
+    compute.fail = RuntimeError("broker gone")
+    boots, kwargs = helpers.boot_request(ctxt)
+    run(ctxt, deps, kwargs)
+
+    inst = in_cell(ctxt, cells["cell1"], boots[0].uuid,
+                   expected_attrs=["fault"])
+    assert (inst.vm_state, inst.task_state) == ("error", None)
+    assert inst.fault.message == "broker gone"
+    mapping = objects.InstanceMapping.get_by_instance_uuid(ctxt,
+                                                           boots[0].uuid)
+    assert mapping.cell_mapping.uuid == cells["cell1"].uuid
+    assert gone(ctxt, boots[0].uuid)
+    assert report.deleted == [boots[0].uuid]
+
+
+def test_unmapped_host_buries_in_cell0_and_frees_the_claim(ctxt, cells,
+                                                           deps):
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-unknown")
+    boots, kwargs = helpers.boot_request(ctxt)
+    run(ctxt, deps, kwargs)
+
+    inst = in_cell(ctxt, cells["cell0"], boots[0].uuid,
+                   expected_attrs=["fault"])
+    assert inst.vm_state == "error"
+    assert inst.fault.message == ("Host 'host-unknown' is not mapped to any "
+                                  "cell")
+    assert report.deleted == [boots[0].uuid]
+    assert compute.casts == []
+
+
+def test_quota_recheck_lost_race_is_error_with_fault(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-a")
+    CONF.set_override("instances", 1, group="quota")
+    try:
+        # Another request of the project already got its instance.
+        with keel_context.target_cell(ctxt, cells["cell1"]) as cctxt:
+            objects.Instance(cctxt, project_id=ctxt.project_id,
+                             user_id=ctxt.user_id, vm_state="active",
+                             vcpus=1, memory_mb=512).create()
+        boots, kwargs = helpers.boot_request(ctxt)
+        run(ctxt, deps, kwargs)
+    finally:
+        CONF.clear_override("instances", group="quota")
+
+    inst = in_cell(ctxt, cells["cell1"], boots[0].uuid,
+                   expected_attrs=["fault"])
+    assert (inst.vm_state, inst.task_state) == ("error", None)
+    assert inst.fault.message.startswith("Quota exceeded for instances")
+    assert inst.fault.code == 403
+    assert compute.casts == []
+    assert gone(ctxt, boots[0].uuid)
+    assert report.deleted == [boots[0].uuid]

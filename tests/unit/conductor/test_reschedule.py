@@ -1,0 +1,149 @@
+"""build_instances: a compute's reschedule to the alternates it was given."""
+from keel.conductor.tasks import build
+from keel.conductor.tasks import reschedule
+from keel.conf import CONF
+from keel import context as keel_context
+from keel import objects
+from tests.functional.boot import helpers
+from tests.unit.conductor.conftest import in_cell
+from tests.unit.conductor.conftest import selection
+
+
+def first_build(ctxt, cells, deps, hosts=("host-a", "host-b", "host-c")):
+    """Boot through schedule_and_build; the scheduler's claim is recorded
+    in the fake Placement; returns (uuid, the cast to the first host)."""
+    scheduler, compute, report = deps
+    scheduler.answer = lambda uuids: [[selection(h) for h in hosts]
+                                      for _ in uuids]
+    boots, kwargs = helpers.boot_request(ctxt)
+    build.ScheduleAndBuild("cond-1", *deps).execute(ctxt, **kwargs)
+    report.allocs[boots[0].uuid] = {"rp-" + hosts[0]: {}}
+    cast = compute.casts.pop()
+    return boots[0].uuid, cast, kwargs
+
+
+def compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs, task="scheduling"):
+    """What the compute does on a failed spawn: no host, back to
+    scheduling, then build_instances with the alternates it holds."""
+    with keel_context.target_cell(ctxt, cells["cell1"]) as cctxt:
+        inst = objects.Instance.get_by_uuid(cctxt, uuid,
+                                            expected_attrs=["flavor"])
+        inst.host = inst.node = None
+        inst.task_state = task
+        inst.save()
+    inst._context = ctxt
+    props = dict(cast["filter_properties"])
+    props["retry"] = dict(props["retry"], exc_reason="spawn failed")
+    reschedule.Reschedule("cond-1", *deps).execute(
+        ctxt, [inst], kwargs["image"], props, "secret", [],
+        kwargs["requested_networks"], [], request_spec=cast["request_spec"],
+        host_lists=[cast["host_list"]])
+
+
+def fault_of(ctxt, cells, uuid):
+    return in_cell(ctxt, cells["cell1"], uuid, expected_attrs=["fault"])
+
+
+def test_next_alternate_is_claimed_and_built(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
+
+    (again,) = compute.casts
+    assert again["host"] == "host-b" and again["node"] == "host-b"
+    assert [s.service_host for s in again["host_list"]] == ["host-c"]
+    assert again["filter_properties"]["retry"] == {
+        "num_attempts": 2, "hosts": [["host-a", "host-a"],
+                                     ["host-b", "host-b"]]}
+    # The allocations moved: the failed host's claim was replaced.
+    assert list(report.allocs[uuid]) == ["rp-host-b"]
+    assert [b.source_type for b in again["block_device_mapping"]] == [
+        "image"]
+    inst = in_cell(ctxt, cells["cell1"], uuid)
+    assert inst.availability_zone == "az-host-b"
+    assert (inst.vm_state, inst.task_state) == ("building", "scheduling")
+
+
+def test_a_full_alternate_is_skipped(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    report.full.add("rp-host-b")
+    compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
+
+    (again,) = compute.casts
+    assert again["host"] == "host-c" and again["host_list"] == []
+    assert list(report.allocs[uuid]) == ["rp-host-c"]
+
+
+def test_exhausted_alternates_end_in_error_with_nova_fault(ctxt, cells,
+                                                          deps):
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps, hosts=("host-a",))
+    compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
+
+    assert compute.casts == []
+    inst = fault_of(ctxt, cells, uuid)
+    assert (inst.vm_state, inst.task_state) == ("error", None)
+    assert inst.fault.message == (
+        "Exceeded maximum number of retries. Exhausted all hosts available "
+        "for retrying build failures for instance %s." % uuid)
+    assert uuid not in report.allocs
+
+
+def test_every_alternate_full_is_exhausted_too(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    report.full.update({"rp-host-b", "rp-host-c"})
+    compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
+
+    assert compute.casts == []
+    assert fault_of(ctxt, cells, uuid).fault.message.startswith(
+        "Exceeded maximum number of retries. Exhausted all hosts")
+    assert uuid not in report.allocs
+
+
+def test_max_attempts_is_honoured(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    CONF.set_override("max_attempts", 2, group="scheduler")
+    try:
+        uuid, cast, kwargs = first_build(ctxt, cells, deps)
+        compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
+        second = compute.casts.pop()
+        compute_gives_up(ctxt, cells, deps, uuid, second, kwargs)
+    finally:
+        CONF.clear_override("max_attempts", group="scheduler")
+
+    assert compute.casts == []
+    assert fault_of(ctxt, cells, uuid).fault.message == (
+        "Exceeded maximum number of retries. Exceeded max scheduling "
+        "attempts 2 for instance %s. Last exception: spawn failed" % uuid)
+
+
+def test_a_delete_meanwhile_wins(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs, task="deleting")
+
+    assert compute.casts == []
+    inst = fault_of(ctxt, cells, uuid)
+    assert (inst.vm_state, inst.task_state) == ("building", "deleting")
+    assert inst.fault is None
+    assert uuid not in report.allocs
+
+
+def test_old_compute_without_host_list_is_scheduled_again(ctxt, cells,
+                                                          deps):
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    scheduler.answer = lambda uuids: [[selection("host-c")] for _ in uuids]
+    with keel_context.target_cell(ctxt, cells["cell1"]) as cctxt:
+        inst = objects.Instance.get_by_uuid(cctxt, uuid,
+                                            expected_attrs=["flavor"])
+    reschedule.Reschedule("cond-1", *deps).execute(
+        ctxt, [inst], kwargs["image"], cast["filter_properties"], "secret",
+        [], kwargs["requested_networks"], [], request_spec=None,
+        host_lists=None)
+
+    assert scheduler.calls[-1][1] == [uuid]
+    (again,) = compute.casts
+    assert again["host"] == "host-c"
