@@ -14,6 +14,8 @@ from oslo_utils import timeutils
 
 from keel import context as keel_context
 from keel import exception
+from keel.network import api as network_api
+from keel.notifications import instance as inst_notify
 from keel import objects
 
 LOG = logging.getLogger(__name__)
@@ -46,27 +48,14 @@ def may_have_ports_or_volumes(instance):
 
 # -- notifications ------------------------------------------------------------
 
-def _notifications():
-    # keel.notifications is another part of the tree; until it is there a
-    # delete simply emits nothing (as with notifications disabled).
-    try:
-        from keel.notifications import instance as notify
-    except ImportError:
-        return None
-    return notify
-
-
 @contextlib.contextmanager
 def notify_delete(ctx, instance, delete_type="delete"):
     """Legacy ``compute.instance.<type>.start/.end`` and, for delete and
-    soft_delete, versioned ``instance.<type>.start/.end`` around the block
-    (the end one is sent even if the block fails, as Nova)."""
-    notify = _notifications()
-    if notify is None:
-        yield
-        return
-    with notify.notify_about_instance_delete(
-            ctx, instance, delete_type=delete_type, source="nova-api"):
+    soft_delete, versioned ``instance.<type>.start/.end`` around the block,
+    sent by the API (source nova-api) as Nova's local delete does; the end
+    pair is sent even when the block fails."""
+    with inst_notify.notify_about_instance_delete(
+            ctx, instance, delete_type=delete_type):
         yield
 
 
@@ -155,20 +144,10 @@ def destroy_unscheduled(instance, delete_type="delete"):
 
 # -- local delete (host down, cell0, shelved offloaded) -----------------------
 
-def _network_api():
-    try:
-        from keel.network import api as network_api
-    except ImportError:
-        return None
-    return network_api.get_api()
-
-
 def deallocate_network(cctxt, instance):
-    net = _network_api()
-    if net is None:
-        return
     try:
-        net.deallocate_for_instance(cctxt.elevated(), instance)
+        network_api.get_api().deallocate_for_instance(cctxt.elevated(),
+                                                      instance)
     except Exception:  # noqa: BLE001 - the host is gone; keep deleting
         LOG.exception("Network deallocation failed during local delete of "
                       "%s", instance.uuid)

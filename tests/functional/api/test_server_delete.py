@@ -15,6 +15,7 @@ import pytest
 from keel.api import deploy
 from keel.conf import CONF
 from keel import context as keel_context
+from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import objects
 from tests.functional.fixtures_services import CELL1_UUID
 from tests.functional.fixtures_services import cloud  # noqa: F401
@@ -166,10 +167,12 @@ def reclaim():
 
 # -- before a cell ------------------------------------------------------------
 
-def test_delete_build_request_only(cloud, sdk):  # noqa: F811
+def test_delete_build_request_only(cloud, sdk, notification_capture):  # noqa: F811
     u = build_request(cloud)
     assert sdk.compute.get_server(u).status == "BUILD"
     sdk.compute.delete_server(u)
+    # Nothing existed but a request: nothing to announce.
+    assert _delete_events(notification_capture, u) == ([], [])
     with pytest.raises(Exception):
         objects.BuildRequest.get_by_instance_uuid(cloud.ctxt, u)
     assert mapping(cloud, u).queued_for_delete is True
@@ -216,11 +219,26 @@ def test_delete_build_request_consumed_by_the_conductor(cloud):  # noqa: F811
 
 # -- cell0 and local delete ---------------------------------------------------
 
-def test_delete_server_in_cell0(cloud, sdk):  # noqa: F811
+def _delete_events(capture, u, kind="delete"):
+    legacy = [n["event_type"] for n in capture.legacy
+              if n["payload"].get("instance_id") == u]
+    versioned = [n["event_type"] for n in capture.versioned
+                 if n["payload"]["nova_object.data"].get("uuid") == u]
+    return legacy, versioned
+
+
+def test_delete_server_in_cell0(cloud, sdk, notification_capture):  # noqa: F811
     u = server(cloud, objects.CellMapping.CELL0_UUID, vm_state="error",
                launched=False)
     assert sdk.compute.get_server(u).status == "ERROR"
     sdk.compute.delete_server(u)
+    legacy, versioned = _delete_events(notification_capture, u)
+    assert legacy == ["compute.instance.delete.start",
+                      "compute.instance.delete.end"]
+    assert versioned == ["instance.delete.start", "instance.delete.end"]
+    end = notification_capture.wait_for("instance.delete.end")
+    assert end["publisher_id"].startswith("nova-api:")
+    assert end["payload"]["nova_object.data"]["state"] == "deleted"
     inst = read(cloud, u, objects.CellMapping.CELL0_UUID)
     assert inst.deleted and inst.vm_state == "deleted"
     assert inst.task_state is None and inst.terminated_at is not None
