@@ -164,6 +164,10 @@ class VMController:
         live = {i.get("name") for i in (vmi.get("status") or {}).get("interfaces") or []}
         if [i.get("name") for i in want_ifs] == list(have_ifs) and all(
                 have_ifs[i.get("name")] == i for i in want_ifs):
+            if meta.get_condition(vm, "RestartRequired"):
+                # The template was put back: nothing is pending any more.
+                self.store.mutate(kv.VM, ns, name, lambda o: (
+                    meta.remove_condition(o, "RestartRequired"), o)[1])
             return
         restart = None
         for iface in want_ifs:

@@ -20,6 +20,7 @@ from keel.virt.kubevirt import kube
 from keel.virt.kubevirt import status
 from keel.virt.kubevirt.ops import build
 from keel.virt.kubevirt.ops import consoles
+from keel.virt.kubevirt.ops import interfaces
 from keel.virt.kubevirt.ops import migration
 from keel.virt.kubevirt.ops import power
 from keel.virt.kubevirt.ops import volumes
@@ -32,6 +33,7 @@ class KubeVirtDriver(driver.ComputeDriver):
     capabilities = dict(
         driver.ComputeDriver.capabilities,
         supports_pcpus=True,
+        supports_attach_interface=True,
         supports_secure_boot=True,
         supports_image_type_raw=True,
         supports_image_type_qcow2=True,
@@ -267,3 +269,10 @@ class KubeVirtDriver(driver.ComputeDriver):
     def detach_volume(self, context, connection_info, instance, mountpoint,
                       encryption=None):
         volumes.detach(self, instance, connection_info)
+
+    # -- interfaces -----------------------------------------------------------
+    def attach_interface(self, context, instance, image_meta, vif):
+        interfaces.attach(self, instance, image_meta, vif)
+
+    def detach_interface(self, context, instance, vif):
+        interfaces.detach(self, instance, vif)
