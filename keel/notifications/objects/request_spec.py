@@ -295,8 +295,11 @@ class RequestSpecPayload(base.NotificationPayloadBase):
                       if _is_set(spec, 'retry') else None)
         groups = spec.security_groups if _is_set(spec, 'security_groups') \
             else []
-        self.security_groups = [g.identifier if g.obj_attr_is_set(
-            'identifier') else g.name for g in groups]
+        # Nova's SecurityGroup has ``identifier`` (name or uuid); ours may
+        # only have the name.
+        self.security_groups = [
+            g.identifier if 'identifier' in g.fields and g.obj_attr_is_set(
+                'identifier') else g.name for g in groups]
         self.instance_group = (ServerGroupPayload(spec.instance_group)
                                if _is_set(spec, 'instance_group') else None)
         # Nova shows the first forced host/node only (a string).
