@@ -7,6 +7,7 @@ from oslo_utils import timeutils
 
 from keel.api.views import links
 from keel.compute_api import server_status
+from keel.network import model as network_model
 
 COLLECTION = "servers"
 
@@ -57,29 +58,27 @@ def host_id(inst):
 
 def addresses(inst):
     """``{network label: [{version, addr, OS-EXT-IPS:type,
-    OS-EXT-IPS-MAC:mac_addr}]}`` from the network info cache."""
+    OS-EXT-IPS-MAC:mac_addr}]}`` from the network info cache: per network,
+    its fixed addresses then its floating ones (Nova's order)."""
     cache = _get(inst, "info_cache")
-    network_info = getattr(cache, "network_info", None) or []
-    out = {}
+    network_info = network_model.NetworkInfo.hydrate(
+        getattr(cache, "network_info", None) or [])
+    networks = {}
     for vif in network_info:
-        network = vif.get("network") or {}
-        label = network.get("label")
+        label = (vif.get("network") or {}).get("label")
         if label is None:
             continue
-        entries = out.setdefault(label, [])
-        for subnet in network.get("subnets") or ():
-            for ip in subnet.get("ips") or ():
-                items = [ip] + list(ip.get("floating_ips") or ())
-                for item in items:
-                    addr = item.get("address")
-                    if not addr:
-                        continue
-                    version = item.get("version") or (6 if ":" in addr
-                                                      else 4)
-                    entries.append({
-                        "version": version, "addr": addr,
-                        "OS-EXT-IPS:type": item.get("type") or "fixed",
-                        "OS-EXT-IPS-MAC:mac_addr": vif.get("address")})
+        fixed, floating = networks.setdefault(label, ([], []))
+        fixed.extend((ip, vif) for ip in vif.fixed_ips())
+        floating.extend((ip, vif) for ip in vif.floating_ips())
+    out = {}
+    for label, (fixed, floating) in networks.items():
+        out[label] = [{"version": ip.get("version") or (
+                           6 if ":" in ip["address"] else 4),
+                       "addr": ip["address"],
+                       "OS-EXT-IPS:type": ip.get("type") or "fixed",
+                       "OS-EXT-IPS-MAC:mac_addr": vif.get("address")}
+                      for ip, vif in fixed + floating if ip.get("address")]
     return out
 
 
