@@ -24,6 +24,7 @@ from keel.api.handlers import proxies
 from keel.api.handlers import removed
 from keel.api.handlers import aggregates
 from keel.api.handlers import hypervisors
+from keel.api.handlers import images
 from keel.api.handlers import instance_actions
 from keel.api.handlers import migrations
 from keel.api.handlers import server_actions
@@ -53,6 +54,7 @@ ROUTES.update(migrations.route_entries())
 ROUTES.update(instance_actions.route_entries())
 ROUTES.update(simple_tenant_usage.route_entries())
 ROUTES.update(server_external_events.route_entries())
+ROUTES.update(images.route_entries())
 for _module in (servers, server_metadata, server_tags, server_ips,
                 server_topology, server_delete, server_actions):
     # Merged per path: other modules add methods to the same paths.

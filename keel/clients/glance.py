@@ -82,7 +82,7 @@ def configured(conf):
                 group.auth_type)
 
 
-def _strip_version(url):
+def strip_version(url):
     return _VERSION_SUFFIX.sub("", url.rstrip("/") + "/").rstrip("/")
 
 
@@ -130,7 +130,7 @@ class GlanceClient:
             server = next(self._servers)
             if "//" not in server:
                 server = "http://" + server
-            return _strip_version(server)
+            return strip_version(server)
         adap = ks_loading.load_adapter_from_conf_options(
             self.conf, GROUP, session=session, auth=auth)
         try:
@@ -142,7 +142,7 @@ class GlanceClient:
                 server="(none)", reason="no Glance endpoint: set "
                 "[glance]/endpoint_override or api_servers, or give a "
                 "service catalog with an image service")
-        return _strip_version(url)
+        return strip_version(url)
 
     def request(self, context, method, path, json=None, data=None,
                 headers=None, params=None, stream=False, ok=(200,)):

@@ -56,3 +56,26 @@ def reset():
 # Nova spells the class API; both backends have its methods.
 def API():  # noqa: N802 - Nova's name
     return get_api()
+
+
+def glance_url(context, conf=CONF):
+    """Glance's base URL for the API's ``alternate`` image links (Nova's
+    generate_glance_url), without asking anything remote: the first api
+    server, the endpoint override, or the caller's service catalog; None
+    when there is no Glance (the local catalogue)."""
+    if use_local(conf):
+        return None
+    from keel.clients import glance as glance_client
+    group = conf.glance
+    url = None
+    if group.api_servers:
+        url = group.api_servers[0]
+        if "//" not in url:
+            url = "http://" + url
+    elif group.endpoint_override:
+        url = group.endpoint_override
+    elif context is not None:
+        url = glance_client.ContextAuth(context).get_endpoint(
+            None, service_type=group.service_type,
+            interface=group.valid_interfaces, region_name=group.region_name)
+    return glance_client.strip_version(url) if url else None
