@@ -1,0 +1,187 @@
+"""terminate / soft delete / restore / reclaim and start-up recovery,
+driven through the compute RPC API and the manager's own hooks."""
+import datetime
+
+from oslo_utils import timeutils
+
+from keel.compute import rpcapi as compute_rpcapi
+from keel.conf import CONF
+from keel import objects
+from keel.virt import power_state
+from tests.functional.compute import helpers as h
+from tests.functional.fixtures_services import cloud  # noqa: F401
+from tests.functional.fixtures_services import wait_for
+
+
+def _active(cloud, host):
+    ctxt = h.user_ctxt()
+    inst = h.create_instance(cloud, ctxt)
+    h.allocate(cloud, ctxt, inst, host)
+    h.build(ctxt, inst, host)
+    return h.wait_state(ctxt, inst, "active")
+
+
+def _api_sets(inst, action, **values):
+    """What the API does before its cast: a new request, its action, the
+    task_state (and deleted_at for a soft delete)."""
+    ctxt = h.user_ctxt()
+    objects.InstanceAction.action_start(ctxt, inst.uuid, action,
+                                        want_result=False)
+    inst = h.reload(ctxt, inst, expected_attrs=["info_cache"])
+    inst._context = ctxt
+    for key, value in values.items():
+        setattr(inst, key, value)
+    inst.save()
+    return ctxt, inst
+
+
+def _deleted(ctxt, inst):
+    got = h.reload(ctxt, inst)
+    return got if got.deleted else None
+
+
+def test_terminate_soft_deletes_the_row_and_frees_everything(cloud):
+    host = cloud.hosts[0]
+    inst = _active(cloud, host)
+    mgr = h.compute(cloud, host)
+    used_before = cloud.nodes(host)[0].memory_mb_used
+    ctxt, inst = _api_sets(inst, "delete", task_state="deleting")
+    compute_rpcapi.ComputeAPI().terminate_instance(
+        ctxt, inst, objects.BlockDeviceMappingList(objects=[]))
+    got = wait_for(lambda: _deleted(ctxt, inst), timeout=10)
+    assert got, "instance was not deleted"
+    assert (got.vm_state, got.task_state) == ("deleted", None)
+    assert got.terminated_at is not None
+    assert got.power_state == power_state.NOSTATE
+    assert inst.uuid not in mgr.driver.list_instance_uuids()
+    assert h.allocations(cloud, ctxt, inst) == {}
+    assert cloud.nodes(host)[0].memory_mb_used == used_before - 128
+    events, _ = h.events(ctxt, inst)
+    assert events["compute_terminate_instance"].result == "Success"
+
+
+def test_terminate_waits_for_a_build_in_progress(cloud):
+    ctxt = h.user_ctxt()
+    host = cloud.hosts[1]
+    inst = h.create_instance(cloud, ctxt)
+    h.allocate(cloud, ctxt, inst, host)
+    mgr = h.compute(cloud, host)
+    mgr.driver.spawn_delay = 0.5
+    try:
+        h.build(ctxt, inst, host)
+        h.wait_state(ctxt, inst, "building", "spawning")
+        dctxt, dinst = _api_sets(inst, "delete", task_state="deleting")
+        compute_rpcapi.ComputeAPI().terminate_instance(
+            dctxt, dinst, objects.BlockDeviceMappingList(objects=[]))
+        assert wait_for(lambda: _deleted(ctxt, inst), timeout=10)
+    finally:
+        mgr.driver.spawn_delay = 0
+    assert inst.uuid not in mgr.driver.list_instance_uuids()
+    assert h.allocations(cloud, ctxt, inst) == {}
+    assert objects.InstanceFault.get_latest_for_instance(
+        ctxt, inst.uuid) is None
+
+
+def test_soft_delete_then_restore(cloud):
+    host = cloud.hosts[0]
+    inst = _active(cloud, host)
+    mgr = h.compute(cloud, host)
+    ctxt, inst = _api_sets(inst, "delete", task_state="soft-deleting",
+                           deleted_at=timeutils.utcnow())
+    compute_rpcapi.ComputeAPI().soft_delete_instance(ctxt, inst)
+    got = h.wait_state(ctxt, inst, "soft-delete")
+    assert got.power_state == power_state.SHUTDOWN
+    assert mgr.driver.get_info(got).state == power_state.SHUTDOWN
+    # Soft-deleted servers keep their resources until reclaimed.
+    assert h.allocations(cloud, ctxt, inst) != {}
+    events, _ = h.events(ctxt, inst)
+    assert events["compute_soft_delete_instance"].result == "Success"
+
+    ctxt, inst = _api_sets(got, "restore", task_state="restoring")
+    compute_rpcapi.ComputeAPI().restore_instance(ctxt, inst)
+    got = h.wait_state(ctxt, inst, "active")
+    assert got.power_state == power_state.RUNNING
+    events, _ = h.events(ctxt, inst)
+    assert events["compute_restore_instance"].result == "Success"
+
+
+def test_restore_failure_reverts_task_state_and_records_fault(cloud):
+    host = cloud.hosts[1]
+    inst = _active(cloud, host)
+    mgr = h.compute(cloud, host)
+    ctxt, inst = _api_sets(inst, "delete", task_state="soft-deleting",
+                           deleted_at=timeutils.utcnow())
+    compute_rpcapi.ComputeAPI().soft_delete_instance(ctxt, inst)
+    got = h.wait_state(ctxt, inst, "soft-delete")
+    mgr.driver.inject_failure("power_on", instance_uuid=inst.uuid)
+    try:
+        ctxt, inst = _api_sets(got, "restore", task_state="restoring")
+        compute_rpcapi.ComputeAPI().restore_instance(ctxt, inst)
+        got = h.wait_state(ctxt, inst, "soft-delete", None)
+    finally:
+        mgr.driver.clear_failures("power_on")
+    fault = objects.InstanceFault.get_latest_for_instance(ctxt, inst.uuid)
+    assert "power_on" in fault.message
+    assert wait_for(lambda: h.events(ctxt, inst)[0][
+        "compute_restore_instance"].result == "Error", timeout=5)
+
+
+def test_reclaim_deletes_only_old_soft_deleted_instances(cloud):
+    host = cloud.hosts[0]
+    mgr = h.compute(cloud, host)
+    old, young = _active(cloud, host), _active(cloud, host)
+    long_ago = timeutils.utcnow() - datetime.timedelta(seconds=120)
+    for inst, when in ((old, long_ago), (young, timeutils.utcnow())):
+        ctxt, inst = _api_sets(inst, "delete", task_state="soft-deleting",
+                               deleted_at=when)
+        compute_rpcapi.ComputeAPI().soft_delete_instance(ctxt, inst)
+        h.wait_state(ctxt, inst, "soft-delete")
+    ctxt = h.user_ctxt()
+    CONF.set_override("reclaim_instance_interval", 60)
+    try:
+        reclaimed = mgr._reclaim_queued_deletes(cloud.cell_ctxt())
+    finally:
+        CONF.clear_override("reclaim_instance_interval")
+    assert reclaimed == [old.uuid]
+    assert _deleted(ctxt, old) and not _deleted(ctxt, young)
+    assert h.allocations(cloud, ctxt, old) == {}
+    assert h.allocations(cloud, ctxt, young) != {}
+    assert old.uuid not in mgr.driver.list_instance_uuids()
+    # Off by default: nothing is reclaimed with the interval at 0.
+    assert mgr._reclaim_queued_deletes(cloud.cell_ctxt()) == []
+
+
+def test_init_host_recovers_what_a_crash_left_behind(cloud):
+    host = cloud.hosts[1]
+    mgr = h.compute(cloud, host)
+    ctxt = h.user_ctxt()
+    # Died while spawning: bound to this host, BUILDING.
+    spawning = h.create_instance(cloud, ctxt, task_state="spawning",
+                                 host=host)
+    # Died before binding: only Placement knows it was sent here.
+    unbound = h.create_instance(cloud, ctxt)
+    h.allocate(cloud, ctxt, unbound, host)
+    # Died while deleting an ACTIVE server.
+    deleting = _active(cloud, host)
+    dctxt, deleting = _api_sets(deleting, "delete", task_state="deleting")
+    # Died while soft-deleting.
+    soft = _active(cloud, host)
+    sctxt, soft = _api_sets(soft, "delete", task_state="soft-deleting",
+                            deleted_at=timeutils.utcnow())
+    healthy = _active(cloud, host)
+
+    mgr.init_host()
+
+    for inst in (spawning, unbound):
+        got = h.reload(ctxt, inst)
+        assert (got.vm_state, got.task_state) == ("error", None)
+        fault = objects.InstanceFault.get_latest_for_instance(ctxt,
+                                                              inst.uuid)
+        assert "interrupted" in fault.message
+    assert _deleted(ctxt, deleting)
+    assert h.allocations(cloud, ctxt, deleting) == {}
+    assert deleting.uuid not in mgr.driver.list_instance_uuids()
+    got = h.reload(ctxt, soft)
+    assert (got.vm_state, got.task_state) == ("soft-delete", None)
+    got = h.reload(ctxt, healthy)
+    assert (got.vm_state, got.task_state) == ("active", None)
