@@ -23,6 +23,7 @@ from keel.virt.kubevirt.ops import consoles
 from keel.virt.kubevirt.ops import interfaces
 from keel.virt.kubevirt.ops import migration
 from keel.virt.kubevirt.ops import power
+from keel.virt.kubevirt.ops import rescue
 from keel.virt.kubevirt.ops import volumes
 from keel.virt.kubevirt.spec import field
 
@@ -193,6 +194,15 @@ class KubeVirtDriver(driver.ComputeDriver):
         # runStrategy Manual: a guest whose node rebooted stays down until
         # started, as libvirt guests do; start it if Nova says it ran.
         power.power_on(self, instance)
+
+    def rescue(self, context, instance, network_info, image_meta,
+               rescue_password, block_device_info, share_info=None):
+        # The rescue password would need a second config drive; the rescue
+        # image's own credentials apply (as with images without cloud-init).
+        rescue.rescue(self, context, instance, image_meta)
+
+    def unrescue(self, context, instance):
+        rescue.unrescue(self, instance)
 
     def poll_rebooting_instances(self, timeout, instances):
         """Reboots finish inside reboot() (soft falls back to hard)."""

@@ -36,7 +36,11 @@ def vmi_phase(vmi):
 
 def power_state_of(vm, vmi):
     """The power state of a guest from its VM and VMI (either may be None:
-    both None means the guest does not exist, which the caller handles)."""
+    both None means the guest does not exist, which the caller handles).
+
+    A rescued guest (our unrescue annotation on the VM) maps like any other:
+    RUNNING while its rescue boot runs, as libvirt reports it; RESCUED is a
+    vm_state, which only Nova keeps."""
     if vm is not None and (vm.get("metadata") or {}).get("deletionTimestamp"):
         return power_state.NOSTATE
     if vmi is not None:

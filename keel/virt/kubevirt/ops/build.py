@@ -44,11 +44,12 @@ def _create_or_replace(client, kind, body, namespace=None):
     return client.update(kind, body["metadata"]["name"], replace, namespace)
 
 
-def ensure_image(drv, context, instance, image_meta):
-    """The golden PVC of the instance's image, imported once; waits for
-    the import (through the DataVolume watch)."""
+def ensure_image(drv, context, instance, image_meta, image_id=None):
+    """The golden PVC of the instance's image (or of ``image_id``: a rescue
+    image), imported once; waits for the import (through the DataVolume
+    watch)."""
     client, opts = drv.kube, drv.conf.kubevirt
-    image_id = instance.image_ref
+    image_id = image_id or instance.image_ref
     name = disks.golden_name(image_id)
     ns = client.image_namespace
     cached = drv.guests.images.get(name)
