@@ -19,6 +19,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from keel.compute import rpcapi as compute_rpcapi
+from keel.compute_api import delete_steps
 from keel.compute_api import local_delete
 from keel.compute_api import quota
 from keel import exception
@@ -204,11 +205,16 @@ def _delete_in_cell(ctx, inst, delete_type, attrs):
     cctxt = inst._context
     bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
         cctxt, inst.uuid)
+    delete_steps.delete_shelved_snapshot(ctx, inst)
     original = _mark(inst, attrs)
     if not inst.host and not local_delete.may_have_ports_or_volumes(inst):
         local_delete.destroy_unscheduled(inst, delete_type)
         local_delete.cleanup_after_local_delete(ctx, inst.uuid)
         return
+    if delete_steps.confirm_resize_on_deleting(cctxt, inst):
+        # The confirm left the instance active and idle: mark it again.
+        inst.refresh()
+        _mark(inst, attrs)
     if inst.host and _compute_is_up(cctxt, inst.host):
         if original in _ALREADY_DELETING:
             LOG.info("Instance %s is already being deleted; ignoring this "

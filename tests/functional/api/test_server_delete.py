@@ -15,6 +15,7 @@ import pytest
 from keel.api import deploy
 from keel.conf import CONF
 from keel import context as keel_context
+from keel import exception
 from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import objects
 from tests.functional.fixtures_services import CELL1_UUID
@@ -49,7 +50,7 @@ def _instance_fields(u, name, project, **kw):
 
 def server(cloud, cell_uuid=CELL1_UUID, host=None, vm_state="active",  # noqa: F811
            task_state=None, launched=True, locked=False, project=PROJECT,
-           allocate=True):
+           allocate=True, system_metadata=None):
     """An instance record as the boot pipeline leaves it, its mapping and
     (on a host) its allocation on the host's node provider."""
     u = str(uuid.uuid4())
@@ -63,6 +64,7 @@ def server(cloud, cell_uuid=CELL1_UUID, host=None, vm_state="active",  # noqa: F
             launched_at=timeutils.utcnow() if launched else None,
             locked=locked,
             info_cache=objects.InstanceInfoCache(network_info=[])))
+        inst.system_metadata = system_metadata or {}
         inst.create()
     if node is not None and launched:
         # The guest the compute would have spawned, in its fake driver.
@@ -280,6 +282,27 @@ def test_delete_on_an_unknown_host_is_local(cloud):  # noqa: F811
     resp = call(cloud.app, f"/v2.1/servers/{u}", method="DELETE")
     assert resp.status_int == 204
     assert read(cloud, u).deleted
+
+
+def test_delete_shelved_offloaded_removes_its_snapshot(cloud, tmp_path):  # noqa: F811
+    from keel.image import api as image_api
+    CONF.set_override("path", str(tmp_path), group="image_catalogue")
+    image_api.reset()
+    try:
+        images = image_api.get_api()
+        snap = images.create(cloud.ctxt, {
+            "name": "snap", "disk_format": "qcow2",
+            "container_format": "bare"})["id"]
+        u = server(cloud, vm_state="shelved_offloaded",
+                   system_metadata={"shelved_image_id": snap})
+        resp = call(cloud.app, f"/v2.1/servers/{u}", method="DELETE")
+        assert resp.status_int == 204, resp.text
+        assert read(cloud, u).deleted
+        with pytest.raises(exception.ImageNotFound):
+            images.get(cloud.ctxt, snap)
+    finally:
+        CONF.clear_override("path", group="image_catalogue")
+        image_api.reset()
 
 
 # -- a live compute -------------------------------------------------------------
