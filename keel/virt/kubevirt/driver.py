@@ -24,6 +24,7 @@ from keel.virt.kubevirt.ops import interfaces
 from keel.virt.kubevirt.ops import migration
 from keel.virt.kubevirt.ops import power
 from keel.virt.kubevirt.ops import rescue
+from keel.virt.kubevirt.ops import resize
 from keel.virt.kubevirt.ops import volumes
 from keel.virt.kubevirt.spec import field
 
@@ -35,6 +36,8 @@ class KubeVirtDriver(driver.ComputeDriver):
         driver.ComputeDriver.capabilities,
         supports_pcpus=True,
         supports_attach_interface=True,
+        # Every node of the cluster is served by this one compute service.
+        supports_migrate_to_same_host=True,
         supports_secure_boot=True,
         supports_image_type_raw=True,
         supports_image_type_qcow2=True,
@@ -156,6 +159,13 @@ class KubeVirtDriver(driver.ComputeDriver):
 
     def destroy(self, context, instance, network_info, block_device_info=None,
                 destroy_disks=True, destroy_secrets=True):
+        if field(instance, "task_state", None) == "resize_reverting" and \
+                resize.resizing(self.guests.vm(instance.uuid)):
+            # Nova destroys the guest on the resize destination before
+            # reverting on the source; here both are the same VirtualMachine,
+            # which finish_revert_migration brings back.
+            power.power_off(self, instance, 0)
+            return
         build.destroy(self, instance)
 
     def cleanup(self, context, instance, network_info, block_device_info=None,
@@ -206,6 +216,27 @@ class KubeVirtDriver(driver.ComputeDriver):
 
     def poll_rebooting_instances(self, timeout, instances):
         """Reboots finish inside reboot() (soft falls back to hard)."""
+
+    # -- resize / cold migration (between nodes of this cluster) ----------
+    def migrate_disk_and_power_off(self, context, instance, dest, flavor,
+                                   network_info, block_device_info=None,
+                                   timeout=0, retry_interval=0):
+        return resize.migrate_disk_and_power_off(self, instance, flavor,
+                                                 timeout)
+
+    def finish_migration(self, context, migration, instance, disk_info,
+                         network_info, image_meta, resize_instance,
+                         allocations, block_device_info=None, power_on=True):
+        resize.finish_migration(self, migration, instance, image_meta,
+                                power_on)
+
+    def confirm_migration(self, context, migration, instance, network_info):
+        resize.confirm_migration(self, instance)
+
+    def finish_revert_migration(self, context, instance, network_info,
+                                migration, block_device_info=None,
+                                power_on=True):
+        resize.finish_revert_migration(self, instance, power_on)
 
     # -- live migration (between nodes of this cluster) -------------------
     def check_can_live_migrate_destination(self, context, instance,
