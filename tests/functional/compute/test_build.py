@@ -6,6 +6,7 @@ import json
 import sqlalchemy as sa
 
 from keel.db import session
+from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import exception
 from keel import objects
 from keel.virt import power_state
@@ -157,8 +158,9 @@ def test_spawn_failure_without_retry_info_is_error_with_fault(cloud):
     assert "Injected failure in fake driver operation spawn" in fault.message
     assert got.host is None and got.node is None
     assert inst.uuid not in mgr.driver.list_instance_uuids()
-    # A failed build frees its allocations, as Nova.
-    assert h.allocations(cloud, ctxt, inst) == {}
+    # A failed build frees its allocations (once it ends), as Nova.
+    assert wait_for(lambda: h.allocations(cloud, ctxt, inst) == {},
+                    timeout=5)
     events, action = h.events(ctxt, inst)
     assert events["compute__do_build_and_run_instance"].result == "Success"
 
@@ -219,3 +221,44 @@ def test_build_of_a_deleted_instance_does_nothing(cloud):
         raise AssertionError("instance came back")
     except exception.InstanceNotFound:
         pass
+
+
+def test_build_notifications_legacy_and_versioned(cloud,  # noqa: F811
+                                                  notification_capture):
+    ctxt = h.user_ctxt()
+    host = cloud.hosts[0]
+    inst = h.create_instance(cloud, ctxt)
+    h.build(ctxt, inst, host)
+    h.wait_state(ctxt, inst, "active")
+    end = notification_capture.wait_for("instance.create.end")
+    assert end["publisher_id"] == "nova-compute:%s" % host
+    assert end["payload"]["nova_object.data"]["uuid"] == inst.uuid
+    assert end["payload"]["nova_object.data"]["state"] == "active"
+    ours = [n["event_type"] for n in notification_capture.versioned
+            if n["payload"]["nova_object.data"].get("uuid") == inst.uuid]
+    assert ours[:1] == ["instance.create.start"]
+    legacy = notification_capture.wait_for("compute.instance.create.end",
+                                           versioned=False)
+    assert legacy["publisher_id"] == "compute.%s" % host
+    assert legacy["payload"]["instance_id"] == inst.uuid
+    assert legacy["payload"]["state"] == "active"
+
+
+def test_failed_build_sends_create_error(cloud,  # noqa: F811
+                                         notification_capture):
+    ctxt = h.user_ctxt()
+    host = cloud.hosts[1]
+    inst = h.create_instance(cloud, ctxt)
+    mgr = h.compute(cloud, host)
+    mgr.driver.inject_failure("spawn", instance_uuid=inst.uuid)
+    try:
+        h.build(ctxt, inst, host)
+        h.wait_state(ctxt, inst, "error")
+    finally:
+        mgr.driver.clear_failures("spawn")
+    err = notification_capture.wait_for("instance.create.error")
+    assert err["priority"] == "ERROR"
+    fault = err["payload"]["nova_object.data"]["fault"]["nova_object.data"]
+    assert fault["exception"] == "FakeDriverError"
+    notification_capture.wait_for("compute.instance.create.error",
+                                  versioned=False)

@@ -6,6 +6,7 @@ from oslo_utils import timeutils
 
 from keel.compute import rpcapi as compute_rpcapi
 from keel.conf import CONF
+from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import objects
 from keel.virt import power_state
 from tests.functional.compute import helpers as h
@@ -185,3 +186,20 @@ def test_init_host_recovers_what_a_crash_left_behind(cloud):
     assert (got.vm_state, got.task_state) == ("soft-delete", None)
     got = h.reload(ctxt, healthy)
     assert (got.vm_state, got.task_state) == ("active", None)
+
+
+def test_delete_notifications(cloud, notification_capture):  # noqa: F811
+    host = cloud.hosts[0]
+    inst = _active(cloud, host)
+    notification_capture.clear()
+    ctxt, inst = _api_sets(inst, "delete", task_state="deleting")
+    compute_rpcapi.ComputeAPI().terminate_instance(
+        ctxt, inst, objects.BlockDeviceMappingList(objects=[]))
+    end = notification_capture.wait_for("instance.delete.end")
+    assert end["payload"]["nova_object.data"]["state"] == "deleted"
+    assert notification_capture.event_types() == [
+        "instance.delete.start", "instance.shutdown.start",
+        "instance.shutdown.end", "instance.delete.end"]
+    assert notification_capture.event_types(versioned=False) == [
+        "compute.instance.delete.start", "compute.instance.shutdown.start",
+        "compute.instance.shutdown.end", "compute.instance.delete.end"]
