@@ -191,7 +191,7 @@ class ScheduleAndBuild:
         common.populate_filter_properties(filter_props, selection)
         with keel_context.target_cell(context, build.cell) as cctxt:
             notify.state_update(cctxt, instance, None, common.BUILDING,
-                                None, common.SCHEDULING)
+                                None, common.SCHEDULING, host=self.host)
         self._map(context, build.uuid, build.cell)
         try:
             build.build_request.destroy()
@@ -232,7 +232,7 @@ class ScheduleAndBuild:
         instance = build.instance
         with keel_context.target_cell(context, build.cell) as cctxt:
             instance._context = cctxt
-            with notify.instance_delete(cctxt, instance):
+            with notify.instance_delete(cctxt, instance, host=self.host):
                 try:
                     instance.destroy()
                 except exception.InstanceNotFound:

@@ -91,9 +91,13 @@ def bury(context, request_spec, exc, image=None, build_requests=None,
                 mapping.cell_mapping = cell0
                 mapping.save()
             buried.append(instance.uuid)
-            notify.state_update(cctxt, instance, None, common.ERROR)
+            # Reported as Nova does: from building/scheduling to error.
+            notify.state_update(cctxt, instance, common.BUILDING,
+                                common.ERROR, common.SCHEDULING, None,
+                                host=host)
             notify.build_error(cctxt, instance.uuid, "build_instances",
-                               request_spec, common.ERROR, exc, exc_info)
+                               request_spec, common.ERROR, exc, exc_info,
+                               host=host)
     for br in build_requests:
         if br.instance_uuid not in buried:
             continue

@@ -84,9 +84,10 @@ def put_in_error(context, instance_uuid, exc, request_spec, method=
         LOG.info("Not setting instance %s to ERROR: %s", instance_uuid, gone)
         return False
     add_fault(context, instance_uuid, exc, exc_info, host=host)
-    notify.state_update(context, instance, old_vm, ERROR, old_task, None)
+    notify.state_update(context, instance, old_vm, ERROR, old_task, None,
+                        host=host)
     notify.build_error(context, instance_uuid, method, request_spec, ERROR,
-                       exc, exc_info)
+                       exc, exc_info, host=host)
     return True
 
 

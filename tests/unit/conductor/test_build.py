@@ -204,3 +204,28 @@ def test_quota_recheck_lost_race_is_error_with_fault(ctxt, cells, deps):
     assert compute.casts == []
     assert gone(ctxt, boots[0].uuid)
     assert report.deleted == [boots[0].uuid]
+
+
+def test_cell0_burial_notifies_as_nova(ctxt, cells, deps):
+    from keel.notifications import testing
+
+    scheduler, compute, report = deps
+    scheduler.answer = exception.NoValidHost(reason="")
+    boots, kwargs = helpers.boot_request(ctxt)
+    with testing.NotificationCapture(
+            notify_on_state_change="vm_state") as capture:
+        run(ctxt, deps, kwargs)
+        legacy = capture.wait_for("compute_task.build_instances",
+                                  versioned=False)
+        versioned = capture.wait_for("compute_task.build_instances.error")
+        update = capture.wait_for("instance.update")
+    assert legacy["priority"] == "ERROR"
+    assert legacy["payload"]["instance_id"] == boots[0].uuid
+    assert legacy["payload"]["state"] == "error"
+    assert legacy["publisher_id"] == "compute_task.cond-1"
+    data = versioned["payload"]["nova_object.data"]
+    assert data["instance_uuid"] == boots[0].uuid
+    assert data["reason"]["nova_object.data"]["exception"] == "NoValidHost"
+    state = update["payload"]["nova_object.data"]["state_update"][
+        "nova_object.data"]
+    assert (state["old_state"], state["state"]) == ("building", "error")
