@@ -25,6 +25,7 @@ from keel.virt.kubevirt.ops import migration
 from keel.virt.kubevirt.ops import power
 from keel.virt.kubevirt.ops import rescue
 from keel.virt.kubevirt.ops import resize
+from keel.virt.kubevirt.ops import snapshot
 from keel.virt.kubevirt.ops import volumes
 from keel.virt.kubevirt.spec import field
 
@@ -45,13 +46,14 @@ class KubeVirtDriver(driver.ComputeDriver):
     )
 
     def __init__(self, virtapi=None, host=None, conf=None, kube_client=None,
-                 **_ignored):
+                 image_api=None, **_ignored):
         super().__init__(virtapi)
         if conf is None:
             from keel.conf import CONF as conf
         self.conf = conf
         self.host = host or conf.host
         self._kube = kube_client
+        self._image_api = image_api
         self._guests = None
         self._inventory = None
         self._start_lock = threading.Lock()
@@ -216,6 +218,18 @@ class KubeVirtDriver(driver.ComputeDriver):
 
     def poll_rebooting_instances(self, timeout, instances):
         """Reboots finish inside reboot() (soft falls back to hard)."""
+
+    # -- images ---------------------------------------------------------------
+    @property
+    def image_api(self):
+        if self._image_api is None:
+            from keel.image import api as image_api
+            self._image_api = image_api.get_api()
+        return self._image_api
+
+    def snapshot(self, context, instance, image_id, update_task_state):
+        snapshot.snapshot(self, context, instance, image_id,
+                          update_task_state, self.image_api)
 
     # -- resize / cold migration (between nodes of this cluster) ----------
     def migrate_disk_and_power_off(self, context, instance, dest, flavor,

@@ -1,0 +1,93 @@
+"""snapshot: VirtualMachineSnapshot + VirtualMachineExport streamed into the
+image service (the real local image catalogue), with Nova's task states."""
+import pytest
+
+from keel.image import local as local_images
+from keel.virt.kubevirt import driver as kv_driver
+from keel.virt.kubevirt import errors
+
+from .conftest import HOST, NS, Ctx, image, make_instance
+
+
+class AdminCtx(Ctx):
+    is_admin = True
+    project_id = "p1"
+
+
+@pytest.fixture
+def images(tmp_path):
+    return local_images.LocalImageAPI(str(tmp_path / "images"))
+
+
+@pytest.fixture
+def drv(conf, images):
+    d = kv_driver.KubeVirtDriver(host=HOST, conf=conf, image_api=images)
+    d.init_host(HOST)
+    yield d
+    d.cleanup_host(HOST)
+
+
+@pytest.fixture
+def guest(sim, drv, running):
+    inst = make_instance(project_id="p1")
+    drv.spawn(Ctx(), inst, image(), [], None, {})
+    return inst
+
+
+def _queued(images, **props):
+    return images.create(AdminCtx(), {"name": "snap-1", "properties": props})
+
+
+def _leftovers(sim):
+    return (sim.list("VirtualMachineSnapshot", NS),
+            sim.list("VirtualMachineExport", NS),
+            [s for s in sim.list("Secret", NS)
+             if s["metadata"]["name"].startswith("keel-snapshot-")])
+
+
+def test_snapshot_uploads_the_root_disk(sim, drv, guest, images):
+    sim.export_data[(NS, guest.uuid + "-root")] = b"root disk bytes" * 1000
+    snap = _queued(images, base_image_ref=guest.image_ref)
+    calls = []
+
+    def update_task_state(task_state, expected_state=None):
+        calls.append((task_state, expected_state))
+        if task_state == "image_uploading":
+            # The disk is captured: later guest writes are not in the image.
+            sim.export_data[(NS, guest.uuid + "-root")] = b"changed"
+    drv.snapshot(AdminCtx(), guest, snap["id"], update_task_state)
+    assert calls == [("image_pending_upload", None),
+                     ("image_uploading", "image_pending_upload")]
+    data = b"".join(images.download(AdminCtx(), snap["id"]))
+    assert data == b"root disk bytes" * 1000
+    meta = images.get(AdminCtx(), snap["id"])
+    assert meta["status"] == "active" and meta["disk_format"] == "raw"
+    assert meta["properties"]["base_image_ref"] == guest.image_ref
+    assert meta["properties"]["image_location"] == "snapshot"
+    sim.settle()
+    assert _leftovers(sim) == ([], [], [])
+    assert sim.list("VirtualMachineSnapshotContent", NS) == []
+
+
+def test_failed_snapshot_cleans_up_and_uploads_nothing(sim, drv, guest,
+                                                       images):
+    snap = _queued(images)
+    sim.fail_snapshot("keel-snapshot-" + snap["id"])
+    calls = []
+    with pytest.raises(errors.SnapshotFailed) as err:
+        drv.snapshot(AdminCtx(), guest, snap["id"],
+                     lambda **kw: calls.append(kw["task_state"]))
+    assert "injected" in str(err.value)
+    assert calls == ["image_pending_upload"]
+    assert images.get(AdminCtx(), snap["id"])["status"] == "queued"
+    sim.settle()
+    assert _leftovers(sim) == ([], [], [])
+
+
+def test_container_disk_root_cannot_be_snapshotted(sim, drv, running, images):
+    inst = make_instance(system_metadata={
+        "image_kubevirt_container_disk": "quay.io/containerdisks/fedora:41"})
+    drv.spawn(Ctx(), inst, image(), [], None, {})
+    with pytest.raises(errors.SnapshotFailed):
+        drv.snapshot(AdminCtx(), inst, _queued(images)["id"],
+                     lambda **kw: None)
