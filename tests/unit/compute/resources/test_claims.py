@@ -1,0 +1,83 @@
+"""Instance claims of the resource tracker: node usage follows builds in
+flight, aborts give it back, the periodic refresh keeps counting claimed
+builds the hypervisor does not know yet; failed-build stats."""
+import pytest
+
+from keel import exception
+from keel import objects
+from keel.compute.resources import tracker as rt_mod
+from keel.conf import CONF
+from tests.unit.compute.resources.test_tracker import _client
+from tests.unit.compute.resources.test_tracker import _host
+from tests.unit.compute.resources.test_tracker import ctx  # noqa: F401
+
+
+def _instance(memory_mb=2048, vcpus=2, root_gb=10):
+    flavor = objects.Flavor(memory_mb=memory_mb, vcpus=vcpus,
+                            root_gb=root_gb, ephemeral_gb=0)
+    return objects.Instance(uuid="6c3f6f52-7d7e-4d55-8c2c-5b3b0d6a1e01",
+                            flavor=flavor)
+
+
+def _tracker(ctx):
+    driver = _host("claims")
+    client, _ = _client()
+    rt = rt_mod.ResourceTracker(driver.host, driver, client, conf=CONF)
+    rt.update_available_resource(ctx)
+    return rt, driver
+
+
+def _record(ctx, rt, driver):
+    return objects.ComputeNode.get_by_host_and_nodename(
+        ctx, driver.host, driver.nodename)
+
+
+def test_claim_counts_usage_and_binds_the_instance(ctx):  # noqa: F811
+    rt, driver = _tracker(ctx)
+    before = _record(ctx, rt, driver)
+    inst = _instance()
+    with rt.instance_claim(ctx, inst, driver.nodename):
+        during = _record(ctx, rt, driver)
+        assert during.memory_mb_used == before.memory_mb_used + 2048
+        assert during.vcpus_used == before.vcpus_used + 2
+        assert during.local_gb_used == before.local_gb_used + 10
+        assert during.free_ram_mb == before.free_ram_mb - 2048
+        assert (inst.host, inst.node, inst.launched_on) == (
+            driver.host, driver.nodename, driver.host)
+        assert inst.compute_id == before.id
+        # A refresh meanwhile: the hypervisor has no guest yet, the claim
+        # still counts.
+        rt.update_available_resource(ctx)
+        assert _record(ctx, rt, driver).memory_mb_used == \
+            during.memory_mb_used
+
+
+def test_failed_build_aborts_the_claim(ctx):  # noqa: F811
+    rt, driver = _tracker(ctx)
+    before = _record(ctx, rt, driver)
+    inst = _instance()
+    with pytest.raises(RuntimeError):
+        with rt.instance_claim(ctx, inst, driver.nodename):
+            raise RuntimeError("spawn failed")
+    after = _record(ctx, rt, driver)
+    assert after.memory_mb_used == before.memory_mb_used
+    assert after.vcpus_used == before.vcpus_used
+    assert inst.host is None and inst.node is None
+    rt.update_available_resource(ctx)
+    assert _record(ctx, rt, driver).memory_mb_used == before.memory_mb_used
+
+
+def test_unknown_node_is_unavailable(ctx):  # noqa: F811
+    rt, driver = _tracker(ctx)
+    with pytest.raises(exception.ComputeResourcesUnavailable):
+        with rt.instance_claim(ctx, _instance(), "no-such-node"):
+            pass
+
+
+def test_failed_builds_counted_and_reset(ctx):  # noqa: F811
+    rt, driver = _tracker(ctx)
+    rt.build_failed(driver.nodename)
+    rt.build_failed(driver.nodename)
+    assert _record(ctx, rt, driver).stats["failed_builds"] == "2"
+    rt.build_succeeded(driver.nodename)
+    assert _record(ctx, rt, driver).stats["failed_builds"] == "0"
