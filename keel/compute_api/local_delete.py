@@ -11,8 +11,11 @@ import contextlib
 
 from oslo_log import log as logging
 from oslo_utils import timeutils
+import sqlalchemy as sa
 
 from keel import context as keel_context
+from keel.db.api import models as api_models
+from keel.db import session
 from keel import exception
 from keel.network import api as network_api
 from keel.notifications import instance as inst_notify
@@ -62,17 +65,19 @@ def notify_delete(ctx, instance, delete_type="delete"):
 # -- bookkeeping ----------------------------------------------------------------
 
 def set_queued_for_delete(ctx, instance_uuid, queued):
-    """The mapping's flag lists/counts use when a cell is down."""
-    try:
-        mapping = objects.InstanceMapping.get_by_instance_uuid(
-            ctx, instance_uuid)
-    except exception.InstanceMappingNotFound:
+    """The mapping's flag lists and quota use while a cell is down. One
+    UPDATE (no read first): a delete is a hot path."""
+    mapping = api_models.InstanceMapping
+    with session.api_writer(ctx) as s:
+        found = s.execute(
+            sa.update(mapping)
+            .where(mapping.instance_uuid == instance_uuid)
+            .values(queued_for_delete=queued, updated_at=timeutils.utcnow())
+            .execution_options(synchronize_session=False)).rowcount
+    if not found:
+        # The conductor removes the mapping of a build it never started.
         LOG.info("No instance mapping for %s while marking it "
                  "queued_for_delete=%s", instance_uuid, queued)
-        return
-    if mapping.queued_for_delete != queued:
-        mapping.queued_for_delete = queued
-        mapping.save()
 
 
 def delete_allocations(ctx, instance_uuid):
