@@ -29,22 +29,54 @@ LEGACY_FORMATS = ('both', 'unversioned')
 VERSIONED_FORMATS = ('both', 'versioned')
 
 
-def notifications_enabled():
-    """True when some notification driver other than noop is configured."""
+# The switches below are read on every helper call, and an oslo.config
+# lookup costs ~3 us. They are kept in oslo.config's own value cache under a
+# key no option can have: set_override/clear_override/reload empty that
+# cache, so a changed option is seen at once. (Without that private cache
+# the flags are simply computed each time.)
+_FLAGS_KEY = ('__keel_notifications__', 'flags')
+
+
+def _compute_flags():
+    enabled = False
     for driver in CONF.oslo_messaging_notifications.driver:
         if driver and driver != 'noop':
-            return True
-    return False
+            enabled = True
+            break
+    fmt = CONF.notifications.notification_format
+    return (enabled,
+            enabled and fmt in LEGACY_FORMATS,
+            enabled and fmt in VERSIONED_FORMATS,
+            CONF.notifications.notify_on_state_change if enabled else None)
+
+
+def _flags():
+    cache = getattr(CONF, '_ConfigOpts__cache', None)
+    if cache is None:
+        return _compute_flags()
+    flags = cache.get(_FLAGS_KEY)
+    if flags is None:
+        flags = cache[_FLAGS_KEY] = _compute_flags()
+    return flags
+
+
+def notifications_enabled():
+    """True when some notification driver other than noop is configured."""
+    return _flags()[0]
 
 
 def legacy_enabled():
-    return (CONF.notifications.notification_format in LEGACY_FORMATS and
-            notifications_enabled())
+    return _flags()[1]
 
 
 def versioned_enabled():
-    return (CONF.notifications.notification_format in VERSIONED_FORMATS and
-            notifications_enabled())
+    return _flags()[2]
+
+
+def state_change_mode():
+    """[notifications]/notify_on_state_change, None while notifications
+    are off altogether."""
+    return _flags()[3]
 
 
 class _Serializer(messaging.Serializer):

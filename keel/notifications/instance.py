@@ -179,8 +179,8 @@ def send_update(context, old_instance, new_instance, service='compute',
     notifications.send_update: with the old and new states when the
     vm_state (or, with ``vm_and_task_state``, the task_state) changed,
     else a plain update (with ``old_display_name`` on a rename)."""
-    mode = CONF.notifications.notify_on_state_change
-    if not mode or not notifications.notifications_enabled():
+    mode = notifications.state_change_mode()
+    if not mode:
         return
     old_vm, new_vm = old_instance['vm_state'], new_instance['vm_state']
     old_task, new_task = old_instance['task_state'], new_instance['task_state']
@@ -200,8 +200,8 @@ def send_update_with_states(context, instance, old_vm_state, new_vm_state,
                             old_task_state, new_task_state,
                             service='compute', host=None,
                             verify_states=False):
-    mode = CONF.notifications.notify_on_state_change
-    if not mode or not notifications.notifications_enabled():
+    mode = notifications.state_change_mode()
+    if not mode:
         return
     if verify_states and not (
             old_vm_state != new_vm_state or

@@ -64,6 +64,9 @@ def schema_diff(expected, actual, path="payload"):
     if ek != ak:
         return ["%s: %s in the sample, %s here" % (path, ek, ak)]
     if ek == "object":
+        if set(expected) != set(actual):
+            out.append("%s: envelope keys %s != %s" % (
+                path, sorted(expected), sorted(actual)))
         for meta in ("nova_object.name", "nova_object.namespace",
                      "nova_object.version"):
             if expected[meta] != actual[meta]:
