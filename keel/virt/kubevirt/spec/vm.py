@@ -71,10 +71,24 @@ def owned_by(body, vm):
 
 
 def validate(flavor, image_meta):
-    """Raise KubeVirtUnsupported (an Invalid: HTTP 400 naming the property)
-    if a guest of ``flavor`` booted from ``image_meta`` cannot be expressed
-    in KubeVirt.  Needs no instance and no cluster, so the API can call it
-    when a server is created or resized."""
+    """Check, before anything is created, that KubeVirt can express a guest
+    of ``flavor`` booted from ``image_meta``; the API calls this when a
+    server is created, rebuilt or resized on a KubeVirt cloud.
+
+    ``flavor``: a Flavor object or a dict with vcpus, memory_mb, root_gb,
+    ephemeral_gb, swap and extra_specs (as the API holds it).
+    ``image_meta``: an ImageMeta, Nova's image dict (properties nested under
+    ``properties``, as keel.image.api returns it) or None (volume-backed or
+    unknown image: only the flavor is checked).
+
+    Raises ``KubeVirtUnsupported``, a ``keel.exception.Invalid``: HTTP 400
+    whose ``format_message()`` names the flavor extra spec or image
+    property at fault and why, e.g. "The KubeVirt driver cannot honour
+    hw:numa_nodes=2: KubeVirt cannot split a guest into chosen NUMA nodes".
+    Needs no instance, no cluster and no configuration.
+    """
+    if isinstance(flavor, dict):
+        flavor = _FlavorView(flavor)
     props = image_props(image_meta)
     bus = domain_mod.disk_bus(props)
     interfaces, _networks = networks_mod.render_networks([], props, "default")
@@ -82,6 +96,17 @@ def validate(flavor, image_meta):
     domain_mod.render_domain(probe, flavor, props,
                              [{"name": "root", "disk": {"bus": bus}}],
                              interfaces)
+
+
+class _FlavorView(object):
+    """Attribute access over a flavor dict (the renderers read attributes)."""
+
+    def __init__(self, values):
+        self.__dict__.update(values)
+        self.extra_specs = dict(values.get("extra_specs") or {})
+        self.vcpus = int(values.get("vcpus") or 1)
+        self.memory_mb = int(values.get("memory_mb") or values.get("ram")
+                             or 0)
 
 
 class _Probe(object):

@@ -201,3 +201,22 @@ def test_validate_without_an_instance_for_the_api():
     assert "hw_vif_model" in err.value.format_message()
     with pytest.raises(KubeVirtUnsupported):
         vm_spec.validate(make_instance({"hw:numa_nodes": "4"}).flavor, None)
+
+
+def test_validate_takes_the_api_s_dicts():
+    """The API holds flavors and Glance images as dicts; a refusal is a 400
+    naming the property."""
+    from keel import exception
+    flavor = {"vcpus": 4, "memory_mb": 3000, "root_gb": 10,
+              "extra_specs": {"hw:mem_page_size": "1GB"}}
+    with pytest.raises(exception.Invalid) as err:
+        vm_spec.validate(flavor, {"id": "img", "properties": {}})
+    assert err.value.code == 400
+    assert "hw:mem_page_size" in err.value.format_message()
+    flavor["memory_mb"] = 4096
+    vm_spec.validate(flavor, {"id": "img", "properties": {
+        "hw_disk_bus": "scsi", "hw_vif_model": "e1000"}})
+    with pytest.raises(exception.Invalid) as err:
+        vm_spec.validate(flavor, {"properties": {"hw_disk_bus": "ide"}})
+    assert "hw_disk_bus" in err.value.format_message()
+    vm_spec.validate({"vcpus": 2, "ram": 512, "extra_specs": {}}, None)
