@@ -260,10 +260,12 @@ def populate_retry(filter_properties, instance_uuid):
         "retry", {"num_attempts": 0, "hosts": []})
     retry["num_attempts"] += 1
     exc_reason = retry.pop("exc_reason", None)
-    if retry.get("exc"):
-        LOG.error("Error from last host: %s (node %s): %s",
-                  *(retry["hosts"][-1] if retry["hosts"] else ("?", "?")),
-                  retry["exc"], instance_uuid=instance_uuid)
+    exc = retry.get("exc")
+    if exc and retry.get("hosts"):
+        last_host, last_node = retry["hosts"][-1]
+        LOG.error("Error from last host: %s (node %s): %s", last_host,
+                  last_node, "".join(exc) if isinstance(exc, list) else exc,
+                  instance_uuid=instance_uuid)
     if retry["num_attempts"] > max_attempts:
         raise exception.MaxRetriesExceeded(reason=(
             "Exceeded max scheduling attempts %d for instance %s. "
