@@ -866,3 +866,19 @@ class InvalidBDMSwapSize(InvalidBDM):
 class InvalidBDMDiskBus(InvalidBDM):
     msg_fmt = ("Block Device Mapping is invalid: Device bus %(disk_bus)s is "
                "not supported.")
+
+
+class InvalidCidr(Invalid):
+    msg_fmt = "%(cidr)s is not a valid IP network."
+
+
+class InvalidIpProtocol(Invalid):
+    msg_fmt = "Invalid IP protocol %(protocol)s."
+
+
+class InvalidPortRange(Invalid):
+    msg_fmt = "Invalid port range %(from_port)s:%(to_port)s. %(msg)s"
+
+
+class InvalidID(Invalid):
+    msg_fmt = "Invalid ID received %(id)s."
