@@ -29,6 +29,7 @@ from keel.api.handlers import instance_actions
 from keel.api.handlers import migrations
 from keel.api.handlers import server_actions
 from keel.api.handlers import server_delete
+from keel.api.handlers import server_create
 from keel.api.handlers import server_external_events
 from keel.api.handlers import server_groups
 from keel.api.handlers import server_ips
@@ -56,7 +57,8 @@ ROUTES.update(simple_tenant_usage.route_entries())
 ROUTES.update(server_external_events.route_entries())
 ROUTES.update(images.route_entries())
 for _module in (servers, server_metadata, server_tags, server_ips,
-                server_topology, server_delete, server_actions):
+                server_topology, server_delete, server_actions,
+                server_create):
     # Merged per path: other modules add methods to the same paths.
     for _path, _methods in _module.route_entries().items():
         ROUTES.setdefault(_path, {}).update(_methods)

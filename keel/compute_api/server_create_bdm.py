@@ -1,0 +1,252 @@
+"""Block device mappings of a server create, as Nova's API reads them:
+the v2 entries (``from_api``) or the legacy ones, the image disk when
+booting from an image, the flavor's ephemeral and swap disks, then the
+sanity checks (boot sequence, sizes, swap count, local device limit).
+
+Volumes need Cinder. Keel only writes the mapping; when no Cinder is
+configured a volume anywhere in the request is refused here, with a
+message that says so, rather than failing later on the host.
+"""
+from oslo_utils import strutils
+
+from keel.conf import CONF
+from keel import exception
+from keel import objects
+from keel.objects import fields
+
+_INT_FIELDS = ("boot_index", "volume_size")
+_API_KEYS = ("source_type", "destination_type", "guest_format",
+             "device_type", "disk_bus", "boot_index", "device_name",
+             "delete_on_termination", "snapshot_id", "volume_id",
+             "volume_size", "image_id", "no_device", "connection_info",
+             "tag", "volume_type")
+_NO_CINDER = ("Block Device Mapping is Invalid: volume %s cannot be used "
+              "because no block storage service (Cinder) is configured.")
+
+
+def strip_dev(name):
+    return name[5:] if name and name.startswith("/dev/") else name
+
+
+def _cinder_configured():
+    try:
+        cinder = CONF.cinder
+        return bool(cinder.auth_type or cinder.endpoint_template)
+    except Exception:  # noqa: BLE001 - group not registered
+        return False
+
+
+def from_api(bdm, image_specified):
+    """One ``block_device_mapping_v2`` entry as an internal dict."""
+    bdm = dict(bdm)
+    if not bdm.get("no_device"):
+        source = bdm.get("source_type")
+        dest = bdm.get("destination_type")
+        device_uuid = bdm.get("uuid")
+        volume_type = bdm.get("volume_type")
+        if source == "blank" and device_uuid:
+            raise exception.InvalidBDMFormat(details="Invalid device UUID.")
+        if source != "blank":
+            if not device_uuid:
+                raise exception.InvalidBDMFormat(
+                    details="Missing device UUID.")
+            bdm[f"{source}_id"] = device_uuid
+        if source == "image" and dest == "local":
+            index = bdm.get("boot_index", -1)
+            index = -1 if index is None else int(index)
+            if not (image_specified and index == 0):
+                raise exception.InvalidBDMFormat(
+                    details="Mapping image to local is not supported.")
+        if dest == "local" and volume_type:
+            raise exception.InvalidBDMFormat(
+                details="Specifying a volume_type with destination_type="
+                        "local is not supported.")
+        if source == "volume" and volume_type:
+            raise exception.InvalidBDMFormat(
+                details="Specifying volume type to existing volume is not "
+                        "supported.")
+        if source and not dest:
+            # Nova's default: only a blank or image source can stay local.
+            bdm["destination_type"] = "local" \
+                if source in ("blank", "image") else "volume"
+    bdm.pop("uuid", None)
+    return _normalise(bdm)
+
+
+def _normalise(bdm):
+    out = {k: v for k, v in bdm.items() if k in _API_KEYS}
+    for name in _INT_FIELDS:
+        if out.get(name) is not None:
+            out[name] = int(out[name])
+    for name in ("delete_on_termination", "no_device"):
+        if name in out:
+            out[name] = strutils.bool_from_string(out[name])
+    return out
+
+
+def from_legacy(legacy, image_ref, root_device_name):
+    """Legacy ``block_device_mapping`` entries (volumes and snapshots by
+    device name); the one on the root device boots, else the image."""
+    out = []
+    volume_backed = False
+    for item in legacy:
+        bdm = {"device_name": item.get("device_name"),
+               "delete_on_termination":
+                   strutils.bool_from_string(
+                       item.get("delete_on_termination", False)),
+               "no_device": bool(item.get("no_device")),
+               "volume_size": item.get("volume_size")}
+        if item.get("snapshot_id"):
+            bdm.update(source_type="snapshot", destination_type="volume",
+                       snapshot_id=item["snapshot_id"])
+        elif item.get("volume_id"):
+            bdm.update(source_type="volume", destination_type="volume",
+                       volume_id=item["volume_id"])
+        else:
+            bdm.update(source_type="blank", destination_type="local")
+        if bdm["source_type"] != "blank" and \
+                strip_dev(bdm["device_name"]) == strip_dev(root_device_name):
+            bdm["boot_index"] = 0
+            volume_backed = True
+        elif not bdm["no_device"]:
+            bdm["boot_index"] = -1
+        out.append(_normalise(bdm))
+    if image_ref and not volume_backed:
+        out.insert(0, image_bdm(image_ref))
+    return out
+
+
+def image_bdm(image_id):
+    return {"source_type": "image", "image_id": image_id,
+            "delete_on_termination": True, "boot_index": 0,
+            "device_type": "disk", "destination_type": "local"}
+
+
+def _blank(size, guest_format=None):
+    return {"source_type": "blank", "delete_on_termination": True,
+            "device_type": "disk", "boot_index": -1,
+            "destination_type": "local", "guest_format": guest_format,
+            "volume_size": size}
+
+
+def is_ephemeral(bdm):
+    return bdm.get("source_type") == "blank" and \
+        bdm.get("destination_type") == "local" and \
+        bdm.get("guest_format") != "swap"
+
+
+def is_swap(bdm):
+    return bdm.get("source_type") == "blank" and \
+        bdm.get("destination_type") == "local" and \
+        bdm.get("guest_format") == "swap"
+
+
+def transform(bdms, legacy, image_ref, flavor, num_instances):
+    """The request's mappings completed with the image and flavor disks."""
+    root_name = "vda"
+    if image_ref:
+        for bdm in bdms:
+            if bdm.get("destination_type") == "volume" and \
+                    strip_dev(bdm.get("device_name")) == root_name:
+                raise exception.InvalidRequest(
+                    f"The volume cannot be assigned the same device name "
+                    f"as the root device {root_name}")
+    if legacy:
+        bdms = from_legacy(bdms, image_ref, root_name)
+    if num_instances > 1 and any(b.get("source_type") == "volume"
+                                 for b in bdms):
+        raise exception.InvalidRequest(
+            "Cannot attach one or more volumes to multiple instances")
+    if flavor.ephemeral_gb and not any(is_ephemeral(b) for b in bdms):
+        bdms.append(_blank(flavor.ephemeral_gb))
+    if flavor.swap and not any(is_swap(b) for b in bdms):
+        bdms.append(_blank(flavor.swap, "swap"))
+    return bdms
+
+
+def root_bdm(bdms):
+    for bdm in bdms:
+        if bdm.get("boot_index") == 0:
+            return bdm
+    return None
+
+
+def validate(ctx, bdms, flavor, image_ref, image_cache):
+    """Nova's _validate_bdm on the completed list."""
+    indexes = sorted(b["boot_index"] for b in bdms
+                     if b.get("boot_index") is not None and
+                     b["boot_index"] >= 0)
+    if not indexes or any(i != v for i, v in enumerate(indexes)):
+        raise exception.InvalidBDMBootSequence()
+    for bdm in bdms:
+        source, dest = bdm.get("source_type"), bdm.get("destination_type")
+        if dest == "volume" and not _cinder_configured():
+            what = bdm.get("volume_id") or bdm.get("snapshot_id") or \
+                f"({source} -> volume)"
+            raise exception.InvalidBDM(_NO_CINDER % what)
+        image_id = bdm.get("image_id")
+        if image_id is not None:
+            if image_id != image_ref and image_id not in image_cache:
+                from keel.compute_api import server_create_checks as checks
+                try:
+                    image_cache[image_id] = checks.get_image(ctx, image_id)
+                except Exception:  # noqa: BLE001 - Nova's answer for all
+                    raise exception.InvalidBDMImage(id=image_id)
+            if source == "image" and dest == "volume" and \
+                    not bdm.get("volume_size"):
+                raise exception.InvalidBDM(
+                    "Images with destination_type 'volume' need to have a "
+                    "non-zero size specified")
+        elif source == "blank" and dest == "volume" and \
+                not bdm.get("volume_size"):
+            raise exception.InvalidBDM(
+                "Blank volumes (source: 'blank', dest: 'volume') need to "
+                "have non-zero size")
+        bus = bdm.get("disk_bus")
+        if bus and bus not in fields.DiskBus.ALL:
+            raise exception.InvalidBDMDiskBus(disk_bus=bus)
+    ephemeral = sum(b.get("volume_size") or flavor.ephemeral_gb
+                    for b in bdms if is_ephemeral(b))
+    if ephemeral > flavor.ephemeral_gb:
+        raise exception.InvalidBDMEphemeralSize()
+    swaps = [b for b in bdms if is_swap(b)]
+    if len(swaps) > 1:
+        raise exception.InvalidBDMFormat(
+            details="More than one swap drive requested.")
+    if swaps and (swaps[0].get("volume_size") or 0) > flavor.swap:
+        raise exception.InvalidBDMSwapSize()
+    try:
+        max_local = CONF.max_local_block_devices
+    except AttributeError:  # not registered here: Nova's default
+        max_local = 3
+    if max_local >= 0 and \
+            sum(1 for b in bdms if b.get("destination_type") == "local") \
+            > max_local:
+        raise exception.InvalidBDMLocalsLimit()
+
+
+def _size(bdm, flavor):
+    size = bdm.get("volume_size")
+    if size is None and bdm.get("source_type") == "blank" and \
+            bdm.get("destination_type") == "local":
+        size = flavor.swap if bdm.get("guest_format") == "swap" \
+            else flavor.ephemeral_gb
+    return size
+
+
+def for_instance(ctx, bdms, flavor, instance_uuid=None):
+    """A BlockDeviceMappingList of one instance (not stored: it travels
+    in the BuildRequest until the conductor creates it in the cell); with
+    no ``instance_uuid`` the request-wide list the conductor copies."""
+    out = []
+    for bdm in bdms:
+        values = {k: v for k, v in bdm.items()
+                  if k in objects.BlockDeviceMapping.fields and
+                  v is not None}
+        values["volume_size"] = _size(bdm, flavor)
+        if instance_uuid is not None:
+            values["instance_uuid"] = instance_uuid
+        values.setdefault("delete_on_termination", False)
+        values.setdefault("no_device", False)
+        out.append(objects.BlockDeviceMapping(ctx, **values))
+    return objects.BlockDeviceMappingList(ctx, objects=out)

@@ -1,0 +1,150 @@
+"""Quota of a server create: instances, cores and ram, and the members of
+a server group.
+
+Nova's rules (check_num_instances_quota): a multi-create that does not fit
+is cut down to what the headroom allows when that is still at least
+min_count, else it fails with "Quota exceeded for ...".
+
+Usage is what the cells hold plus the servers accepted but not yet placed
+in a cell (instance mappings without a cell, as Nova counts instances from
+the API database): two concurrent requests then see each other's servers,
+and the re-check after writing ([quota]/recheck_quota) catches the race
+that is left. Cores and ram of unplaced servers are not counted (their
+flavors live in BuildRequest blobs); the re-check in the conductor covers
+those once the instances exist in a cell.
+"""
+import sqlalchemy as sa
+
+from keel.compute_api import quota
+from keel.db.api import models as api_models
+from keel.db import session
+from keel import exception
+
+_RESOURCES = ("instances", "cores", "ram")
+
+
+def _pending(ctx, project_id, user_id):
+    """Accepted servers not yet in a cell (project, user)."""
+    im = api_models.InstanceMapping
+    live = sa.or_(im.queued_for_delete.is_(None),
+                  im.queued_for_delete == sa.false())
+    mine = sa.case((im.user_id == user_id, 1), else_=0)
+    with session.api_reader(ctx) as s:
+        project, user = s.execute(
+            sa.select(sa.func.count(im.id),
+                      sa.func.coalesce(sa.func.sum(mine), 0))
+            .where(im.project_id == project_id, im.cell_id.is_(None),
+                   live)).one()
+    return int(project), int(user)
+
+
+def _usage(ctx, project_id, user_id):
+    counts = quota.count_instances(ctx, project_id, user_id)
+    project, user = _pending(ctx, project_id, user_id)
+    counts["project"]["instances"] += project
+    counts["user"]["instances"] += user
+    return counts
+
+
+def _binding(ctx, project_id, user_id, counts):
+    """``(limits, used)`` per resource from the scope with the least
+    headroom (a user's own limit may be lower than its project's)."""
+    plimits = quota.project_limits(ctx, project_id)
+    ulimits = quota.user_limits(ctx, project_id, user_id)
+    limits, used = {}, {}
+    for name in _RESOURCES:
+        best = None
+        for lim, use in ((plimits[name], counts["project"][name]),
+                         (ulimits[name], counts["user"][name])):
+            if lim == quota.UNLIMITED:
+                continue
+            if best is None or lim - use < best[0] - best[1]:
+                best = (lim, use)
+        limits[name], used[name] = best or (quota.UNLIMITED,
+                                            counts["project"][name])
+    return limits, used
+
+
+def _headroom(limits, used, deltas):
+    room = {n: (limits[n] - used[n]) for n in _RESOURCES}
+    # Unlimited cores/ram follow the instances' headroom (Nova's rule).
+    for name in ("cores", "ram"):
+        if limits[name] == quota.UNLIMITED:
+            per = deltas[name] / max(deltas["instances"], 1)
+            inst_room = room["instances"] if limits["instances"] != \
+                quota.UNLIMITED else 1
+            room[name] = inst_room * per if per else inst_room
+    return room
+
+
+def _over(limits, used, deltas):
+    return [n for n in _RESOURCES if limits[n] != quota.UNLIMITED and
+            used[n] + deltas[n] > limits[n]]
+
+
+def _raise(overs, limits, used, requested):
+    raise exception.TooManyInstances(
+        overs=", ".join(overs),
+        req=", ".join(str(requested[n]) for n in overs),
+        used=", ".join(str(used[n]) for n in overs),
+        allowed=", ".join(str(limits[n]) for n in overs))
+
+
+def check_num_instances(ctx, flavor, min_count, max_count):
+    """How many instances (<= max_count) the quota allows; TooManyInstances
+    when not even min_count fit."""
+    if quota.is_noop():
+        return max_count
+    project_id, user_id = ctx.project_id, ctx.user_id
+    counts = _usage(ctx, project_id, user_id)
+    limits, used = _binding(ctx, project_id, user_id, counts)
+    while True:
+        deltas = {"instances": max_count, "cores": max_count * flavor.vcpus,
+                  "ram": max_count * flavor.memory_mb}
+        overs = _over(limits, used, deltas)
+        if not overs:
+            return max_count
+        room = _headroom(limits, used, deltas)
+        allowed = room["instances"] if limits["instances"] != \
+            quota.UNLIMITED else max_count
+        if flavor.vcpus:
+            allowed = min(allowed, int(room["cores"] // flavor.vcpus))
+        if flavor.memory_mb:
+            allowed = min(allowed, int(room["ram"] // flavor.memory_mb))
+        if min_count <= allowed < max_count:
+            max_count = allowed
+            continue
+        num = str(min_count) if min_count == max_count else \
+            f"{min_count}-{max_count}"
+        _raise(overs, limits, used, {"instances": num,
+                                     "cores": deltas["cores"],
+                                     "ram": deltas["ram"]})
+
+
+def recheck(ctx, flavor, num_instances):
+    """After writing: the request's own servers are now counted, so a
+    concurrent request that got in between shows up as an overrun."""
+    if quota.is_noop():
+        return
+    project_id, user_id = ctx.project_id, ctx.user_id
+    counts = _usage(ctx, project_id, user_id)
+    limits, used = _binding(ctx, project_id, user_id, counts)
+    zero = {n: 0 for n in _RESOURCES}
+    overs = _over(limits, used, zero)
+    if overs:
+        _raise(overs, limits, used,
+               {"instances": num_instances,
+                "cores": num_instances * flavor.vcpus,
+                "ram": num_instances * flavor.memory_mb})
+
+
+def check_group_members(ctx, group, count, recheck_only=False):
+    """Room in the server group for ``count`` more members."""
+    try:
+        quota.check_deltas(ctx, {"server_group_members":
+                                 0 if recheck_only else count},
+                           ctx.project_id, user_id=ctx.user_id,
+                           group_uuid=group.uuid)
+    except exception.OverQuota:
+        raise exception.OverQuota("Quota exceeded, too many servers in "
+                                  "group")
