@@ -297,22 +297,35 @@ class KubeClient(object):
             return data.decode("utf-8", "replace")
         return self._call(read, name, self.namespace, **kwargs)
 
-    def download(self, url, headers, chunk_size=1024 * 1024):
-        """Yield the body of ``url`` (a VirtualMachineExport link) in chunks,
-        through the client's connection pool and TLS settings."""
-        pool = self.api.rest_client.pool_manager
-        resp = pool.request("GET", url, headers=headers,
-                            preload_content=False,
-                            timeout=urllib3.Timeout(connect=self.timeout,
-                                                    read=self.timeout))
+    def download(self, url, headers, ca_cert=None, chunk_size=1024 * 1024):
+        """Open ``url`` (a VirtualMachineExport link) now, so an HTTP error
+        is raised here, and return an iterator over its body in chunks.
+        ``ca_cert`` (PEM, the export's ``links.*.cert``) verifies the export
+        server; without it the API client's TLS settings apply."""
+        if ca_cert:
+            pool = urllib3.PoolManager(ca_cert_data=ca_cert)
+        else:
+            pool = self.api.rest_client.pool_manager
         try:
-            if not 200 <= resp.status < 300:
-                raise KubeError(resp.status, resp.reason or "",
-                                "GET %s: %s" % (url, resp.data[:200]))
-            for chunk in resp.stream(chunk_size):
-                yield chunk
-        finally:
+            resp = pool.request("GET", url, headers=headers,
+                                preload_content=False,
+                                timeout=urllib3.Timeout(connect=self.timeout,
+                                                        read=self.timeout))
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise KubeError(503, "ConnectionError", str(exc)) from None
+        if not 200 <= resp.status < 300:
+            body = resp.data[:200]
             resp.release_conn()
+            raise KubeError(resp.status, resp.reason or "",
+                            "GET %s: %s" % (url, body))
+
+        def chunks():
+            try:
+                for chunk in resp.stream(chunk_size):
+                    yield chunk
+            finally:
+                resp.release_conn()
+        return chunks()
 
     # -- watch ----------------------------------------------------------------
     def watch(self, kind, resource_version, label_selector=None,

@@ -84,6 +84,18 @@ def test_failed_snapshot_cleans_up_and_uploads_nothing(sim, drv, guest,
     assert _leftovers(sim) == ([], [], [])
 
 
+def test_export_download_error_fails_before_the_image_is_touched(
+        sim, drv, guest, images):
+    snap = _queued(images)
+    fault = sim.fail_requests("GET", "/kubesim/export/", status=503)
+    with pytest.raises(errors.SnapshotFailed) as err:
+        drv.snapshot(AdminCtx(), guest, snap["id"], lambda **kw: None)
+    assert fault.hits == 1 and "503" in str(err.value)
+    assert images.get(AdminCtx(), snap["id"])["status"] == "queued"
+    sim.settle()
+    assert _leftovers(sim) == ([], [], [])
+
+
 def test_container_disk_root_cannot_be_snapshotted(sim, drv, running, images):
     inst = make_instance(system_metadata={
         "image_kubevirt_container_disk": "quay.io/containerdisks/fedora:41"})

@@ -53,15 +53,17 @@ def _root_claim(vm, instance):
 
 
 def _link(export, claim):
+    """``(url, ca_cert)`` of the claim's raw download, or (None, None)."""
     links = (export.get("status") or {}).get("links") or {}
     for side in ("external", "internal"):
-        for volume in (links.get(side) or {}).get("volumes") or []:
+        link = links.get(side) or {}
+        for volume in link.get("volumes") or []:
             if volume.get("name") != claim:
                 continue
             for fmt in volume.get("formats") or []:
                 if fmt.get("format") == "raw":
-                    return fmt.get("url")
-    return None
+                    return fmt.get("url"), link.get("cert") or None
+    return None, None
 
 
 def _snapshot_done(snap):
@@ -134,12 +136,17 @@ def snapshot(drv, context, instance, image_id, update_task_state, image_api):
             raise errors.SnapshotFailed(
                 instance_uuid=uuid, reason=result[1] if result else
                 "export not ready after %ss" % opts.spawn_timeout)
-        url = _link(client.get(kube.EXPORT, name), claim)
+        url, cert = _link(client.get(kube.EXPORT, name), claim)
         if url is None:
             raise errors.SnapshotFailed(
                 instance_uuid=uuid, reason="the export has no raw link for "
                                            "volume %s" % claim)
-        _upload(client, context, image_api, image_id, instance, url, token)
+        _upload(client, context, image_api, image_id, instance, url, cert,
+                token)
+    except kube.KubeError as err:
+        # The fault recorded on the instance names the cluster's answer.
+        raise errors.SnapshotFailed(instance_uuid=uuid,
+                                    reason=str(err)) from err
     finally:
         for kind, obj_name in ((kube.EXPORT, name), (kube.SNAPSHOT, name),
                                (kube.SECRET, secret_name)):
@@ -150,7 +157,8 @@ def snapshot(drv, context, instance, image_id, update_task_state, image_api):
                             obj_name, err)
 
 
-def _upload(client, context, image_api, image_id, instance, url, token):
+def _upload(client, context, image_api, image_id, instance, url, cert,
+            token):
     image = image_api.get(context, image_id)
     properties = {k: v for k, v in (image.get("properties") or {}).items()
                   if v is not None}
@@ -159,6 +167,6 @@ def _upload(client, context, image_api, image_id, instance, url, token):
                       owner_id=field(instance, "project_id", None))
     metadata = {"name": image.get("name"), "disk_format": "raw",
                 "container_format": "bare", "properties": properties}
-    data = client.download(url, {"x-kubevirt-export-token": token})
+    data = client.download(url, {"x-kubevirt-export-token": token}, cert)
     image_api.update(context, image_id, metadata, data=data,
                      purge_props=False)
