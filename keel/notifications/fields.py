@@ -34,7 +34,7 @@ class NotificationPhase(_Enum):
 
 
 class NotificationSource(_Enum):
-    """The ``<source>`` of a versioned ``publisher_id`` (``<source>:<host>``)."""
+    """The source part of a versioned publisher_id (``<source>:<host>``)."""
     API = 'nova-api'
     COMPUTE = 'nova-compute'
     CONDUCTOR = 'nova-conductor'

@@ -7,9 +7,7 @@ notifications are off (format ``versioned`` or no notification driver).
 import datetime
 import logging
 
-from keel.conf import CONF
 from keel import notifications
-from keel.notifications import audit
 
 LOG = logging.getLogger(__name__)
 

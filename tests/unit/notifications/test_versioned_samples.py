@@ -30,8 +30,9 @@ def _check(sent, sample_name):
 
 @pytest.fixture
 def capture(ctx):
+    mode = "vm_and_task_state"
     with NotificationCapture(fmt="versioned",
-                             notify_on_state_change="vm_and_task_state") as cap:
+                             notify_on_state_change=mode) as cap:
         yield cap
 
 
