@@ -129,6 +129,7 @@ class ComputeManager(manager.Manager):
         if self.driver is not None:
             try:
                 recovery.init_instances(self, ctxt)
+                self._remove_deleted_instances_allocations(ctxt)
             except Exception:  # noqa: BLE001 - the service must still start
                 LOG.exception("Start-up recovery of %s failed", self.host)
         self._update_scheduler_instance_info(ctxt)
@@ -189,6 +190,19 @@ class ComputeManager(manager.Manager):
                       instance_uuid, exc_info=True)
 
     # -- periodic tasks -------------------------------------------------------
+    @manager.periodic(spacing=60)
+    def _check_instance_build_time(self, context):
+        """Builds stuck past [DEFAULT]/instance_build_timeout: ERROR."""
+        return recovery.error_out_timed_out_builds(
+            self, context, CONF.instance_build_timeout)
+
+    @manager.periodic(spacing=600)
+    def _remove_deleted_instances_allocations(self, context):
+        """Allocations a deleted instance left behind (Placement was down
+        during its delete) are freed: capacity never leaks for good."""
+        if self.rt is not None:
+            return self.rt.remove_deleted_instances_allocations(context)
+
     @manager.periodic(spacing=CONF.reclaim_instance_interval)
     def _reclaim_queued_deletes(self, context):
         """Delete soft-deleted instances older than

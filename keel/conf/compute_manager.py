@@ -10,6 +10,9 @@ opts = [
                help="Seconds between the compute's reports of its instance "
                     "uuids to the schedulers (0 or less: every periodic "
                     "run)."),
+    cfg.IntOpt("instance_build_timeout", default=0, min=0,
+               help="Seconds an instance may stay in BUILD on a compute "
+                    "before it is set to ERROR; 0 disables the check."),
 ]
 
 

@@ -106,3 +106,35 @@ def error_out_interrupted_builds(mgr, context, handled):
         LOG.info("Instance %s was being built on this host when the service "
                  "stopped; setting it to ERROR", instance.uuid)
         _error_out(context, instance, mgr.host)
+
+
+_TIMED_OUT = "Build of instance timed out after %d seconds."
+
+
+def error_out_timed_out_builds(mgr, context, timeout):
+    """Periodic safety net: this host's instances in BUILD for longer than
+    [DEFAULT]/instance_build_timeout go to ERROR with a fault (Nova's
+    _check_instance_build_time; the fault is keel's addition so the user
+    sees why). 0 disables it."""
+    if timeout <= 0:
+        return []
+    from oslo_utils import timeutils
+    building = objects.InstanceList.get_by_filters(
+        context, {"vm_state": states.BUILDING, "host": mgr.host})
+    timed_out = []
+    for instance in building:
+        created = instance.created_at.replace(tzinfo=None)
+        if not timeutils.is_older_than(created, timeout):
+            continue
+        LOG.warning("Instance %s build timed out. Set to error state.",
+                    instance.uuid)
+        exc = exception.BuildAbortException(
+            instance_uuid=instance.uuid, reason=_TIMED_OUT % timeout)
+        try:
+            faults.add_instance_fault_from_exc(context, instance, exc,
+                                               host=mgr.host)
+        except exception.InstanceNotFound:
+            continue
+        cleanup.set_error_state(instance)
+        timed_out.append(instance.uuid)
+    return timed_out

@@ -17,6 +17,7 @@ import os_traits
 from oslo_utils import uuidutils
 
 from keel.compute.resources import claims
+from keel.compute.resources import orphans
 from keel import exception
 from keel import objects
 from keel.virt import driver as virt_driver
@@ -73,6 +74,16 @@ class ResourceTracker(claims.InstanceClaims):
             self._update_available_resource_for_node(context, nodename,
                                                      startup)
         self._remove_orphan_nodes(context, nodenames)
+
+    def remove_deleted_instances_allocations(self, context):
+        """Free allocations deleted instances left on this host's nodes
+        (a separate, slower period than the refresh: it always reads
+        Placement, while an unchanged refresh reads nothing)."""
+        removed = []
+        for cn in list(self.compute_nodes.values()):
+            removed += orphans.remove_deleted_instances_allocations(
+                context, self.reportclient, cn)
+        return removed
 
     def _remove_orphan_nodes(self, context, nodenames):
         """Drop records and providers of nodes the driver no longer reports

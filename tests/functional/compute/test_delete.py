@@ -203,3 +203,24 @@ def test_delete_notifications(cloud, notification_capture):  # noqa: F811
     assert notification_capture.event_types(versioned=False) == [
         "compute.instance.delete.start", "compute.instance.shutdown.start",
         "compute.instance.shutdown.end", "compute.instance.delete.end"]
+
+
+def test_builds_stuck_past_instance_build_timeout_go_to_error(cloud):
+    host = cloud.hosts[0]
+    mgr = h.compute(cloud, host)
+    ctxt = h.user_ctxt()
+    stuck = h.create_instance(cloud, ctxt, task_state="spawning", host=host)
+    stuck.created_at = timeutils.utcnow() - datetime.timedelta(seconds=600)
+    stuck.save()
+    fresh = h.create_instance(cloud, ctxt, task_state="spawning", host=host)
+    assert mgr._check_instance_build_time(cloud.cell_ctxt()) == []
+    CONF.set_override("instance_build_timeout", 300)
+    try:
+        assert mgr._check_instance_build_time(cloud.cell_ctxt()) == [
+            stuck.uuid]
+    finally:
+        CONF.clear_override("instance_build_timeout")
+    assert h.reload(ctxt, stuck).vm_state == "error"
+    fault = objects.InstanceFault.get_latest_for_instance(ctxt, stuck.uuid)
+    assert "timed out after 300 seconds" in fault.message
+    assert h.reload(ctxt, fresh).vm_state == "building"

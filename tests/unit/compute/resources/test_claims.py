@@ -81,3 +81,29 @@ def test_failed_builds_counted_and_reset(ctx):  # noqa: F811
     assert _record(ctx, rt, driver).stats["failed_builds"] == "2"
     rt.build_succeeded(driver.nodename)
     assert _record(ctx, rt, driver).stats["failed_builds"] == "0"
+
+
+def test_allocations_of_deleted_instances_are_freed(ctx):  # noqa: F811
+    import uuid
+    rt, driver = _tracker(ctx)
+    node = rt.get_node_uuid(driver.nodename)
+    placement = rt.reportclient.placement
+    uuids = {}
+    for name in ("deleted", "alive", "no_row"):
+        uuids[name] = str(uuid.uuid4())
+        resp = placement.put_allocations(
+            ctx, uuids[name], {node: {"resources": {"MEMORY_MB": 64}}},
+            "p", "u", None)
+        assert resp.status_code == 204
+    for name in ("deleted", "alive"):
+        inst = objects.Instance(ctx, uuid=uuids[name], project_id="p",
+                                user_id="u", host=driver.host)
+        inst.create()
+        if name == "deleted":
+            inst.destroy()
+    assert rt.remove_deleted_instances_allocations(ctx) == [
+        uuids["deleted"]]
+    left = placement.get_provider_allocations(ctx, node)
+    assert set(left) == {uuids["alive"], uuids["no_row"]}
+    for name in ("alive", "no_row"):
+        placement.delete_allocations(ctx, uuids[name])
