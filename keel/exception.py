@@ -882,3 +882,18 @@ class InvalidPortRange(Invalid):
 
 class InvalidID(Invalid):
     msg_fmt = "Invalid ID received %(id)s."
+
+
+class FixedIpNotFoundForAddress(NotFound):
+    msg_fmt = "Fixed IP not found for address %(address)s."
+
+
+class FloatingIpNotAssociated(NovaException):
+    msg_fmt = "Floating IP %(address)s is not associated."
+    code = 400
+
+
+class VolumeNotCreated(NovaException):
+    msg_fmt = ("Volume %(volume_id)s did not finish being created even after "
+               "we waited %(seconds)s seconds or %(attempts)s attempts. And "
+               "its status is %(volume_status)s.")
