@@ -8,6 +8,7 @@ one list+watch per kind (``guests``).  All API access goes through
 ``kube.KubeClient``, so the same code runs against a real cluster and the
 simulator.
 """
+import contextlib
 import logging
 import threading
 import time
@@ -30,6 +31,16 @@ from keel.virt.kubevirt.ops import volumes
 from keel.virt.kubevirt.spec import field
 
 LOG = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def _api_errors_as(make_error):
+    """A Kubernetes API error (after the adapter's retries) becomes the Nova
+    exception the compute manager expects, naming the API's answer."""
+    try:
+        yield
+    except kube.KubeError as err:
+        raise make_error(str(err)) from err
 
 
 class KubeVirtDriver(driver.ComputeDriver):
@@ -211,10 +222,14 @@ class KubeVirtDriver(driver.ComputeDriver):
                rescue_password, block_device_info, share_info=None):
         # The rescue password would need a second config drive; the rescue
         # image's own credentials apply (as with images without cloud-init).
-        rescue.rescue(self, context, instance, image_meta)
+        with _api_errors_as(lambda why: exception.InstanceRescueFailure(
+                reason=why)):
+            rescue.rescue(self, context, instance, image_meta)
 
     def unrescue(self, context, instance):
-        rescue.unrescue(self, instance)
+        with _api_errors_as(lambda why: exception.InstanceUnRescueFailure(
+                reason=why)):
+            rescue.unrescue(self, instance)
 
     def poll_rebooting_instances(self, timeout, instances):
         """Reboots finish inside reboot() (soft falls back to hard)."""
@@ -235,14 +250,16 @@ class KubeVirtDriver(driver.ComputeDriver):
     def migrate_disk_and_power_off(self, context, instance, dest, flavor,
                                    network_info, block_device_info=None,
                                    timeout=0, retry_interval=0):
-        return resize.migrate_disk_and_power_off(self, instance, flavor,
-                                                 timeout)
+        with _api_errors_as(lambda why: exception.ResizeError(reason=why)):
+            return resize.migrate_disk_and_power_off(self, instance, flavor,
+                                                     timeout)
 
     def finish_migration(self, context, migration, instance, disk_info,
                          network_info, image_meta, resize_instance,
                          allocations, block_device_info=None, power_on=True):
-        resize.finish_migration(self, migration, instance, image_meta,
-                                power_on)
+        with _api_errors_as(lambda why: exception.ResizeError(reason=why)):
+            resize.finish_migration(self, migration, instance, image_meta,
+                                    power_on)
 
     def confirm_migration(self, context, migration, instance, network_info):
         resize.confirm_migration(self, instance)
@@ -250,7 +267,8 @@ class KubeVirtDriver(driver.ComputeDriver):
     def finish_revert_migration(self, context, instance, network_info,
                                 migration, block_device_info=None,
                                 power_on=True):
-        resize.finish_revert_migration(self, instance, power_on)
+        with _api_errors_as(lambda why: exception.ResizeError(reason=why)):
+            resize.finish_revert_migration(self, instance, power_on)
 
     # -- live migration (between nodes of this cluster) -------------------
     def check_can_live_migrate_destination(self, context, instance,
@@ -319,15 +337,23 @@ class KubeVirtDriver(driver.ComputeDriver):
                       disk_bus=None, device_type=None, encryption=None):
         # Nova's mountpoint is a hint KubeVirt cannot honour: the target
         # device shows in the VMI's volumeStatus.
-        volumes.attach(self, instance, connection_info, disk_bus)
+        with _api_errors_as(lambda why: exception.VolumeAttachFailed(
+                volume_id=volumes.volume_id(connection_info), reason=why)):
+            volumes.attach(self, instance, connection_info, disk_bus)
 
     def detach_volume(self, context, connection_info, instance, mountpoint,
                       encryption=None):
-        volumes.detach(self, instance, connection_info)
+        with _api_errors_as(lambda why: exception.VolumeDetachFailed(
+                volume_id=volumes.volume_id(connection_info), reason=why)):
+            volumes.detach(self, instance, connection_info)
 
     # -- interfaces -----------------------------------------------------------
     def attach_interface(self, context, instance, image_meta, vif):
-        interfaces.attach(self, instance, image_meta, vif)
+        with _api_errors_as(lambda why: exception.InterfaceAttachFailed(
+                instance_uuid=instance.uuid)):
+            interfaces.attach(self, instance, image_meta, vif)
 
     def detach_interface(self, context, instance, vif):
-        interfaces.detach(self, instance, vif)
+        with _api_errors_as(lambda why: exception.InterfaceDetachFailed(
+                instance_uuid=instance.uuid)):
+            interfaces.detach(self, instance, vif)

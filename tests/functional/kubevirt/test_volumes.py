@@ -102,3 +102,29 @@ def test_attach_to_a_stopped_guest_waits_for_the_next_start(sim, drv, guest):
 
 def test_volume_connector_names_the_node(drv, guest):
     assert drv.get_volume_connector(guest)["host"] == "node-1"
+
+
+def test_persistent_api_errors_fail_the_attach_and_leave_nothing(sim, drv,
+                                                                  guest):
+    conn = _conn()
+    fault = sim.fail_requests("PUT", "addvolume", status=500, count=None)
+    with pytest.raises(exception.VolumeAttachFailed) as err:
+        drv.attach_volume(Ctx(), conn, guest, None)
+    assert fault.hits == 4              # the adapter's retries, then give up
+    assert "500" in str(err.value)
+    sim.clear_faults()
+    assert sim.get("PersistentVolumeClaim", NS, "volume-" + conn["serial"]) \
+        is None
+    assert sim.get("PersistentVolume", "", "keel-volume-" + conn["serial"]) \
+        is None
+
+
+def test_api_errors_on_detach_are_volume_detach_failures(sim, drv, guest):
+    conn = _conn()
+    drv.attach_volume(Ctx(), conn, guest, None)
+    sim.fail_requests("PUT", "removevolume", status=503, count=None)
+    with pytest.raises(exception.VolumeDetachFailed):
+        drv.detach_volume(Ctx(), conn, guest, None)
+    sim.clear_faults()
+    drv.detach_volume(Ctx(), conn, guest, None)    # the retry succeeds
+    assert "volume-" + conn["serial"] not in _vm_volumes(sim, guest)
