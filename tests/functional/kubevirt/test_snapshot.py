@@ -1,5 +1,7 @@
 """snapshot: VirtualMachineSnapshot + VirtualMachineExport streamed into the
 image service (the real local image catalogue), with Nova's task states."""
+import threading
+
 import pytest
 
 from keel.image import local as local_images
@@ -67,6 +69,29 @@ def test_snapshot_uploads_the_root_disk(sim, drv, guest, images):
     sim.settle()
     assert _leftovers(sim) == ([], [], [])
     assert sim.list("VirtualMachineSnapshotContent", NS) == []
+
+
+def test_snapshot_survives_a_watch_disconnect(sim, drv, guest, images):
+    """The wait for the snapshot resumes after its watch is cut abruptly."""
+    snap = _queued(images)
+    sim.stop_controllers()
+    done = []
+    worker = threading.Thread(target=lambda: done.append(drv.snapshot(
+        AdminCtx(), guest, snap["id"], lambda **kw: None)))
+    worker.start()
+    # The three informers plus the snapshot's own watch are streaming
+    # (stream starts are not notified: a short bounded poll).
+    for _ in range(500):
+        if sim.watches.active >= 4:
+            break
+        threading.Event().wait(0.01)
+    assert sim.watches.active >= 4
+    assert sim.list("VirtualMachineSnapshot", NS)
+    sim.disconnect_watches(abrupt=True)
+    sim.start_controllers(interval=0.01)
+    worker.join(20)
+    assert done == [None]
+    assert images.get(AdminCtx(), snap["id"])["status"] == "active"
 
 
 def test_failed_snapshot_cleans_up_and_uploads_nothing(sim, drv, guest,

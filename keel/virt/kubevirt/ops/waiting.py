@@ -5,10 +5,13 @@ creates for itself (snapshots, exports, claims) are waited on here: one
 list of that name for a resourceVersion, then a watch of that name from it,
 re-listed on 410 Gone, until the predicate holds or the deadline passes.
 """
+import logging
 import math
 import time
 
 from keel.virt.kubevirt import kube
+
+LOG = logging.getLogger(__name__)
 
 
 def wait_for(client, kind, name, predicate, timeout, namespace=None):
@@ -42,3 +45,11 @@ def wait_for(client, kind, name, predicate, timeout, namespace=None):
                         return None
         except kube.Gone:
             continue        # history compacted: list again
+        except Exception as exc:  # noqa: BLE001 - a dropped stream
+            # The connection broke mid-watch: resume with a fresh list (the
+            # adapter retries the list itself), losing no change.
+            if time.monotonic() >= deadline:
+                return None
+            LOG.info("Watch of %s %s broke (%s); listing again", kind.plural,
+                     name, str(exc).splitlines()[0] if str(exc) else exc)
+            time.sleep(min(1.0, client.opts.api_retry_interval))
