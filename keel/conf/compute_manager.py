@@ -13,6 +13,11 @@ opts = [
     cfg.IntOpt("instance_build_timeout", default=0, min=0,
                help="Seconds an instance may stay in BUILD on a compute "
                     "before it is set to ERROR; 0 disables the check."),
+    cfg.IntOpt("block_device_allocate_retries", default=60, min=0,
+               help="Times a build checks whether a volume it created for "
+                    "a block device mapping is available."),
+    cfg.IntOpt("block_device_allocate_retries_interval", default=3, min=0,
+               help="Seconds between those checks."),
 ]
 
 

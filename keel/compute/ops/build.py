@@ -29,6 +29,7 @@ from keel.compute.ops import build_resources
 from keel.compute.ops import cleanup
 from keel.compute.ops import notify
 from keel.compute.ops import states
+from keel.compute.ops import volumes
 from keel.conf import CONF
 from keel import exception
 from keel import objects
@@ -195,6 +196,7 @@ class Build(object):
         if deallocate:
             cleanup.deallocate_network(self.mgr, self.context, instance,
                                        self.requested_networks)
+        volumes.cleanup(self.context, instance, self.bdms)
         try:
             faults.add_instance_fault_from_exc(
                 self.context, instance, exc, exc_info,

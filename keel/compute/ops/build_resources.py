@@ -4,6 +4,7 @@ from oslo_log import log as logging
 
 from keel.compute.ops import cleanup
 from keel.compute.ops import states
+from keel.compute.ops import volumes
 from keel import exception
 
 LOG = logging.getLogger(__name__)
@@ -73,15 +74,6 @@ def _cache_network_info(instance, nw_info):
 
 def _block_devices(build):
     instance = build.instance
-    bdms = list(build.bdms or [])
-    volumes = [b for b in bdms if b.obj_attr_is_set("destination_type")
-               and b.destination_type == "volume"]
-    if volumes:
-        # No block storage service here: a volume cannot be attached, and
-        # no other host of this deployment could do better.
-        raise exception.BuildAbortException(
-            instance_uuid=instance.uuid,
-            reason="Failure prepping block device.")
     if not instance.root_device_name:
         instance.root_device_name = DEFAULT_ROOT_DEVICE
     instance.vm_state = states.BUILDING
@@ -89,10 +81,19 @@ def _block_devices(build):
     try:
         # Writes the network info cache in the same transaction.
         instance.save(expected_task_state=states.NETWORKING)
+        mapping = volumes.prepare(build.mgr, build.context, instance,
+                                  list(build.bdms or []))
     except _GONE:
         raise
-    except exception.UnexpectedTaskStateError as exc:
+    except (exception.UnexpectedTaskStateError, exception.OverQuota,
+            exception.InvalidBDM) as exc:
         raise exception.BuildAbortException(instance_uuid=instance.uuid,
                                             reason=exc.format_message())
+    except Exception:
+        # Another host would not do better: abort, do not reschedule.
+        LOG.exception("Failure prepping block device of %s", instance.uuid)
+        raise exception.BuildAbortException(
+            instance_uuid=instance.uuid,
+            reason="Failure prepping block device.")
     return {"root_device_name": instance.root_device_name,
-            "ephemerals": [], "block_device_mapping": [], "swap": None}
+            "ephemerals": [], "block_device_mapping": mapping, "swap": None}

@@ -13,6 +13,7 @@ from oslo_utils import timeutils
 from keel.compute.ops import cleanup
 from keel.compute.ops import notify
 from keel.compute.ops import states
+from keel.compute.ops import volumes
 from keel import exception
 from keel import objects
 from keel.virt import power_state
@@ -68,6 +69,7 @@ def _shutdown_instance(mgr, context, instance, bdms):
     network_info = cleanup.network_info_of(instance)
     cleanup.destroy_guest(mgr, context, instance, network_info)
     cleanup.deallocate_network(mgr, context, instance)
+    volumes.cleanup(context, instance, bdms)
     notify.both(context, instance, mgr.host, "shutdown", "end", bdms=bdms)
 
 

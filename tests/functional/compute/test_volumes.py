@@ -1,0 +1,95 @@
+"""Volume block devices of a build and a delete, through the Cinder
+simulator (keel's Cinder client, 3.44 attachment flow)."""
+import pytest
+
+from keel.clients import cinder
+from keel.compute import rpcapi as compute_rpcapi
+from keel.conf import CONF
+from keel import objects
+from tests.fixtures import cinder_sim
+from tests.functional.compute import helpers as h
+from tests.functional.fixtures_services import cloud  # noqa: F401
+from tests.functional.fixtures_services import wait_for
+
+
+@pytest.fixture
+def sim():
+    server = cinder_sim.CinderSim().serve()
+    CONF.set_override("endpoint_template", server.endpoint, group="cinder")
+    CONF.set_override("http_retries", 0, group="cinder")
+    CONF.set_override("block_device_allocate_retries_interval", 0)
+    cinder.reset()
+    yield server
+    server.stop()
+    for name in ("endpoint_template", "http_retries"):
+        CONF.clear_override(name, group="cinder")
+    CONF.clear_override("block_device_allocate_retries_interval")
+    cinder.reset()
+
+
+def _bdm(ctxt, inst, **kw):
+    values = dict(instance_uuid=inst.uuid, destination_type="volume",
+                  boot_index=0, device_name="/dev/vda",
+                  delete_on_termination=True)
+    values.update(kw)
+    bdm = objects.BlockDeviceMapping(ctxt, **values)
+    bdm.create()
+    return bdm
+
+
+def _bdms(ctxt, inst):
+    return objects.BlockDeviceMappingList.get_by_instance_uuid(ctxt,
+                                                               inst.uuid)
+
+
+def test_boot_from_volume_attaches_and_delete_cleans_up(cloud,  # noqa: F811
+                                                         sim):
+    ctxt = h.user_ctxt()
+    host = cloud.hosts[0]
+    vol = sim.add_volume(h.PROJECT, size=1)
+    inst = h.create_instance(cloud, ctxt)
+    _bdm(ctxt, inst, source_type="volume", volume_id=vol["id"])
+    blank = _bdm(ctxt, inst, source_type="blank", volume_size=2,
+                 boot_index=None, device_name="/dev/vdb")
+    h.build(ctxt, inst, host, bdms=_bdms(ctxt, inst))
+    h.wait_state(ctxt, inst, "active")
+    bdms = {b.device_name: b for b in _bdms(ctxt, inst)}
+    assert sim.volumes[vol["id"]]["status"] == "in-use"
+    assert bdms["/dev/vda"].attachment_id and \
+        "iscsi" in bdms["/dev/vda"].connection_info
+    created = bdms["/dev/vdb"].volume_id
+    assert created and sim.volumes[created]["size"] == 2
+    assert sim.volumes[created]["status"] == "in-use"
+    assert blank.id == bdms["/dev/vdb"].id
+
+    dctxt = h.user_ctxt()
+    objects.InstanceAction.action_start(dctxt, inst.uuid, "delete",
+                                        want_result=False)
+    inst = h.reload(dctxt, inst, expected_attrs=["info_cache"])
+    inst.task_state = "deleting"
+    inst.save()
+    compute_rpcapi.ComputeAPI().terminate_instance(dctxt, inst,
+                                                   _bdms(ctxt, inst))
+    assert wait_for(lambda: h.reload(ctxt, inst).deleted, timeout=10)
+    # delete_on_termination: both volumes are gone with the server.
+    assert vol["id"] not in sim.volumes and created not in sim.volumes
+
+
+def test_volume_attach_failure_aborts_and_releases(cloud, sim):  # noqa: F811
+    ctxt = h.user_ctxt()
+    host = cloud.hosts[1]
+    vol = sim.add_volume(h.PROJECT, size=1)
+    inst = h.create_instance(cloud, ctxt)
+    _bdm(ctxt, inst, source_type="volume", volume_id=vol["id"],
+         delete_on_termination=False, boot_index=0)
+    # The second volume does not exist: the first must not stay attached.
+    _bdm(ctxt, inst, source_type="volume", boot_index=None,
+         volume_id="0e4f7a52-8b9c-4d1e-a2f3-000000000000",
+         device_name="/dev/vdb", delete_on_termination=False)
+    h.build(ctxt, inst, host, bdms=_bdms(ctxt, inst))
+    got = h.wait_state(ctxt, inst, "error")
+    fault = objects.InstanceFault.get_latest_for_instance(ctxt, inst.uuid)
+    assert "Failure prepping block device" in fault.message
+    assert got.host is None
+    # Not delete_on_termination: the user's volume stays, unattached.
+    assert sim.volumes[vol["id"]]["attachments"] == []
