@@ -168,13 +168,13 @@ class ComputeManager(manager.Manager):
             LOG.exception("Error updating resources for node %s", self.host)
 
     def update_scheduler_instance_info(self, ctxt, instance):
-        """One built instance, to every scheduler (when they track them)."""
+        """One built instance, to every scheduler (when they track them);
+        a single Instance, as Nova sends it."""
         if not CONF.filter_scheduler.track_instance_changes:
             return
-        from keel import objects
         try:
-            self.scheduler_client.update_instance_info(
-                ctxt, self.host, objects.InstanceList(objects=[instance]))
+            self.scheduler_client.update_instance_info(ctxt, self.host,
+                                                       instance)
         except Exception:  # noqa: BLE001 - the periodic sync catches up
             LOG.debug("Could not send instance info of %s", instance.uuid,
                       exc_info=True)
