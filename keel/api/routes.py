@@ -20,8 +20,11 @@ from keel.api import fault
 from keel.api import microversion
 from keel.api import wsgi
 from keel.api.handlers import flavor_routes
+from keel.api.handlers import floating_ips
+from keel.api.handlers import proxy_networks
 from keel.api.handlers import proxies
 from keel.api.handlers import removed
+from keel.api.handlers import security_groups
 from keel.api.handlers import aggregates
 from keel.api.handlers import hypervisors
 from keel.api.handlers import images
@@ -40,6 +43,7 @@ from keel.api.handlers import servers
 from keel.api.handlers import services
 from keel.api.handlers import simple_tenant_usage
 from keel.api.handlers import versions
+from keel.api.handlers import volumes
 
 ROUTES = {
     "/": {"GET": versions.show_version},
@@ -60,6 +64,10 @@ for _module in (servers, server_metadata, server_tags, server_ips,
                 server_topology, server_delete, server_actions,
                 server_create):
     # Merged per path: other modules add methods to the same paths.
+    for _path, _methods in _module.route_entries().items():
+        ROUTES.setdefault(_path, {}).update(_methods)
+for _module in (proxy_networks, security_groups, floating_ips, volumes):
+    # Neutron/Cinder proxies; some paths also have removed (410) methods.
     for _path, _methods in _module.route_entries().items():
         ROUTES.setdefault(_path, {}).update(_methods)
 proxies.route_entries(ROUTES)

@@ -40,6 +40,8 @@ class NeutronClientException(exception.NovaException):
 
 
 class NeutronConnectionFailed(NeutronClientException):
+    safe = True  # our own words: shown to the API caller as they are
+
     def __init__(self, message):
         super().__init__(message="Connection to neutron failed: %s" % message,
                          status_code=503, type="ConnectionFailed")
@@ -265,6 +267,10 @@ class NeutronClient(object):
 
     def list_security_group_rules(self, **filters):
         return self._list("security-group-rules", filters)
+
+    def show_security_group_rule(self, rule_id):
+        return self._show("security-group-rules", "security_group_rule",
+                          rule_id)
 
     def create_security_group_rule(self, body):
         return self._create("security-group-rules", "security_group_rule",

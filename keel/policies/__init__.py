@@ -11,6 +11,7 @@ from keel.policies import deferred_delete
 from keel.policies import flavors
 from keel.policies import hosts
 from keel.policies import keypairs
+from keel.policies import network_proxies
 from keel.policies import quotas
 from keel.policies import server_groups
 from keel.policies import servers
@@ -26,4 +27,5 @@ def list_rules():
         server_groups.list_rules(),
         servers.list_rules(),
         deferred_delete.list_rules(),
+        network_proxies.list_rules(),
     ))

@@ -1,10 +1,10 @@
-"""Nova's proxy APIs (nova-network, Cinder, Glance-less, Ironic fronts) that
-stop at a microversion: above it they answer 404 ``itemNotFound`` exactly as
-Nova does.
+"""Nova's proxy APIs that keel does not forward: the Ironic front
+(os-baremetal-nodes), up to 2.35; above it they answer 404 ``itemNotFound``
+exactly as Nova does, below it 501 ``notImplemented`` saying so rather than
+a made-up answer.
 
-Below the cut-off Nova forwards to Neutron, Cinder or Ironic. Keel does not
-forward yet: such a request gets 501 ``notImplemented`` saying so, rather
-than a made-up answer.
+The Neutron and Cinder proxies are forwarded: see proxy_networks.py,
+security_groups.py, floating_ips.py and volumes.py.
 """
 import webob.exc
 
@@ -15,23 +15,6 @@ PROXIES = [
     ("/os-baremetal-nodes", ("GET", "POST"), "2.35"),
     ("/os-baremetal-nodes/{id}", ("GET", "DELETE"), "2.35"),
     ("/os-baremetal-nodes/{id}/action", ("POST",), "2.35"),
-    ("/os-floating-ip-pools", ("GET",), "2.35"),
-    ("/os-floating-ips", ("GET", "POST"), "2.35"),
-    ("/os-floating-ips/{id}", ("GET", "DELETE"), "2.35"),
-    ("/os-networks", ("GET",), "2.35"),
-    ("/os-networks/{id}", ("GET",), "2.35"),
-    ("/os-security-group-rules", ("POST",), "2.35"),
-    ("/os-security-group-rules/{id}", ("DELETE",), "2.35"),
-    ("/os-security-groups", ("GET", "POST"), "2.35"),
-    ("/os-security-groups/{id}", ("GET", "PUT", "DELETE"), "2.35"),
-    ("/os-snapshots", ("GET", "POST"), "2.35"),
-    ("/os-snapshots/detail", ("GET",), "2.35"),
-    ("/os-snapshots/{id}", ("GET", "DELETE"), "2.35"),
-    ("/os-tenant-networks", ("GET",), "2.35"),
-    ("/os-tenant-networks/{id}", ("GET",), "2.35"),
-    ("/os-volumes", ("GET", "POST"), "2.35"),
-    ("/os-volumes/detail", ("GET",), "2.35"),
-    ("/os-volumes/{id}", ("GET", "DELETE"), "2.35"),
 ]
 
 

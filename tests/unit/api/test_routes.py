@@ -107,6 +107,11 @@ def test_proxy_api_is_404_after_its_last_version(dev_app, method, path,
     before = call(dev_app, "/v2.1" + _concrete(path), method=method,
                   body={"x": {}} if method in ("POST", "PUT") else None,
                   headers={"OpenStack-API-Version": f"compute {last}"})
-    # not forwarded to Neutron/Cinder/Ironic: says so, never a 500
-    assert before.status_int == 501
-    assert "notImplemented" in before.json
+    # Neutron/Cinder proxies answer (here with no such service configured:
+    # empty lists, 404s, 400s); Ironic's is not forwarded and says so.
+    # Never a 500.
+    if path.startswith("/os-baremetal-nodes"):
+        assert before.status_int == 501
+        assert "notImplemented" in before.json
+    else:
+        assert before.status_int in (200, 202, 400, 404), (method, path)
