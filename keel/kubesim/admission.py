@@ -58,6 +58,13 @@ class AdmissionMixin:
             raise errors.invalid(rt, name, [("spec.resources.requests.storage",
                                              "Forbidden: field can not be less than "
                                              "previous value")])
+        if want and had and quantity.parse(want) > quantity.parse(had) and \
+                ospec.get("storageClassName") == "":
+            # The PersistentVolumeClaimResize admission plugin: growing needs a class
+            # that allows expansion (every class of the simulator does), so a claim
+            # statically bound without one cannot grow.
+            raise errors.forbidden("only dynamically provisioned pvc can be resized and the "
+                                   "storageclass that provisions the pvc must support resize")
         strip = ("resources", "volumeName") if not ospec.get("volumeName") else ("resources",)
         if {k: v for k, v in ospec.items() if k not in strip} != \
                 {k: v for k, v in nspec.items() if k not in strip}:

@@ -85,6 +85,9 @@ class VolumeController:
             return f"volume {pv['metadata']['name']} already bound to a different claim."
         if (pv.get("status") or {}).get("phase") == "Released":
             return f"volume {pv['metadata']['name']} is Released"
+        if ((pvc.get("spec") or {}).get("storageClassName") or "") != \
+                (pv["spec"].get("storageClassName") or ""):
+            return "storageClassName does not match"
         modes = set(pv["spec"].get("accessModes") or [])
         if not set((pvc.get("spec") or {}).get("accessModes") or []) <= modes:
             return "requested PV is too small or has other access modes"

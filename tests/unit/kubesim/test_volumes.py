@@ -10,18 +10,22 @@ from .kv import NS, create_vm, subresource, vmi, vmi_phase
 VM = "virtualmachines"
 
 
-def _pv(core, name="pv-1", size="5Gi", modes=("ReadWriteMany",), policy="Retain"):
+def _pv(core, name="pv-1", size="5Gi", modes=("ReadWriteMany",), policy="Retain",
+        storage_class=""):
     core.create_persistent_volume({
         "metadata": {"name": name},
         "spec": {"capacity": {"storage": size}, "accessModes": list(modes),
+                 "storageClassName": storage_class,
                  "volumeMode": "Block", "persistentVolumeReclaimPolicy": policy,
                  "csi": {"driver": "rbd.csi.ceph.com", "volumeHandle": "volumes/v1"}}})
 
 
-def _pvc(core, name="vol-1", pv="pv-1", size="5Gi", modes=("ReadWriteMany",)):
+def _pvc(core, name="vol-1", pv="pv-1", size="5Gi", modes=("ReadWriteMany",),
+         storage_class=""):
     core.create_namespaced_persistent_volume_claim(NS, {
         "metadata": {"name": name},
-        "spec": {"volumeName": pv, "storageClassName": "", "accessModes": list(modes),
+        "spec": {"volumeName": pv, "storageClassName": storage_class,
+                 "accessModes": list(modes),
                  "volumeMode": "Block", "resources": {"requests": {"storage": size}}}})
 
 
@@ -57,10 +61,23 @@ def test_claim_asking_more_than_the_volume_stays_pending(sim, core):
     assert _phase(sim, "PersistentVolume", "pv-1", "") == "Available"
 
 
-def test_bound_claim_grows_and_never_shrinks(sim, core):
-    _pv(core)
+def test_claim_of_another_storage_class_stays_pending(sim, core):
+    _pv(core, storage_class="fast")
     _pvc(core)
     sim.settle()
+    assert _phase(sim, "PersistentVolumeClaim", "vol-1") == "Pending"
+
+
+def test_bound_claim_grows_and_never_shrinks(sim, core):
+    _pv(core, storage_class="standard")
+    _pvc(core, storage_class="standard")
+    _pv(core, "pv-2")
+    _pvc(core, "vol-2", "pv-2")           # no class: static, cannot grow
+    sim.settle()
+    with pytest.raises(client.ApiException) as err:
+        core.patch_namespaced_persistent_volume_claim(
+            "vol-2", NS, {"spec": {"resources": {"requests": {"storage": "8Gi"}}}})
+    assert err.value.status == 403
     core.patch_namespaced_persistent_volume_claim(
         "vol-1", NS, {"spec": {"resources": {"requests": {"storage": "8Gi"}}}})
     sim.settle()
