@@ -36,8 +36,8 @@ from keel import objects
 
 LOG = logging.getLogger(__name__)
 
-ACTIVE, FAILED, RESCHEDULED, DELETED = ("active", "failed", "rescheduled",
-                                        "deleted")
+ACTIVE, FAILED, RESCHEDULED, DELETED, SKIPPED = (
+    "active", "failed", "rescheduled", "deleted", "skipped")
 
 # Errors that are the request's fault, not the host's: another host would
 # fail the same way, so they end the build instead of rescheduling it.
@@ -108,7 +108,7 @@ class Build(object):
             # must agree with the tracker (a reschedule already did this).
             cleanup.delete_allocations(self.mgr, self.context,
                                        self.instance.uuid)
-        if rt is None or result == DELETED:
+        if rt is None or result in (DELETED, SKIPPED):
             return
         node = self.node or rt.default_nodename()
         if result == ACTIVE:
@@ -124,13 +124,18 @@ class Build(object):
         try:
             instance.vm_state = states.BUILDING
             instance.task_state = None
-            instance.save(expected_task_state=(states.SCHEDULING, None))
-        except exception.InstanceNotFound:
+            # vm_state too: a message delivered twice must not build an
+            # instance that is already ACTIVE (or was given up: ERROR).
+            instance.save(expected_task_state=(states.SCHEDULING, None),
+                          expected_vm_state=states.BUILDING)
+        except _GONE:
             LOG.debug("Instance %s disappeared before build", instance.uuid)
             return DELETED
-        except exception.UnexpectedTaskStateError as exc:
+        except (exception.UnexpectedTaskStateError,
+                exception.UnexpectedVMStateError) as exc:
+            # Someone else owns it now; its allocations are theirs too.
             LOG.debug("Not building %s: %s", instance.uuid, exc)
-            return DELETED
+            return SKIPPED
         if self.node is None and self.mgr.rt is not None:
             self.node = self.mgr.rt.default_nodename()
         try:

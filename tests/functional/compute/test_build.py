@@ -266,3 +266,19 @@ def test_failed_build_sends_create_error(cloud,  # noqa: F811
     assert fault["exception"] == "FakeDriverError"
     notification_capture.wait_for("compute.instance.create.error",
                                   versioned=False)
+
+
+def test_a_build_message_delivered_twice_builds_once(cloud):
+    ctxt = h.user_ctxt()
+    host = cloud.hosts[0]
+    inst = h.create_instance(cloud, ctxt)
+    allocs = h.allocate(cloud, ctxt, inst, host)
+    mgr = h.compute(cloud, host)
+    h.build(ctxt, inst, host)
+    first = h.wait_state(ctxt, inst, "active")
+    h.build(ctxt, inst, host)
+    assert wait_for(lambda: mgr.tasks_in_progress() == [], timeout=5)
+    again = h.reload(ctxt, inst)
+    assert (again.vm_state, again.launched_at) == ("active",
+                                                   first.launched_at)
+    assert list(h.allocations(cloud, ctxt, inst)) == list(allocs)
