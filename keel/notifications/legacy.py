@@ -169,13 +169,34 @@ def instance_update_payload(context, instance, states, old_display_name,
 
 
 def _legacy_request_spec(request_spec):
+    """The legacy request_spec dict of Nova's notifications (its
+    RequestSpec.to_legacy_request_spec_dict) as plain values."""
     if request_spec is None or isinstance(request_spec, dict):
         return request_spec or {}
-    to_legacy = getattr(request_spec, 'to_legacy_request_spec_dict', None)
-    if to_legacy is not None:
-        return to_legacy()
     from keel.objects import base as obj_base
-    return obj_base.obj_to_primitive(request_spec)
+    spec = request_spec
+
+    def attr(name):
+        return getattr(spec, name) if spec.obj_attr_is_set(name) else None
+
+    props = {}
+    for name in ('numa_topology', 'pci_requests', 'project_id', 'user_id',
+                 'availability_zone', 'instance_uuid'):
+        if spec.obj_attr_is_set(name):
+            value = obj_base.obj_to_primitive(getattr(spec, name))
+            props['uuid' if name == 'instance_uuid' else name] = value
+    flavor = attr('flavor')
+    if flavor is not None:
+        for name in ('root_gb', 'ephemeral_gb', 'memory_mb', 'vcpus'):
+            props[name] = getattr(flavor, name)
+    image = attr('image')
+    return {
+        'num_instances': attr('num_instances') or 1,
+        'image': obj_base.obj_to_primitive(image) if image else {},
+        'instance_properties': props,
+        'instance_type': (obj_base.obj_to_primitive(flavor)
+                          if flavor is not None else {}),
+    }
 
 
 def notify_compute_task(context, method, instance_uuid, request_spec,

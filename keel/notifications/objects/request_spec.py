@@ -273,7 +273,9 @@ class RequestSpecPayload(base.NotificationPayloadBase):
 
     def __init__(self, request_spec):
         super().__init__()
-        spec = request_spec
+        # Filled in below where unset: work on a copy, the caller's spec
+        # may still be saved.
+        spec = request_spec.obj_clone()
         self.flavor = (common.FlavorPayload(spec.flavor)
                        if _is_set(spec, 'flavor') else None)
         self.image = (ImageMetaPayload(spec.image)

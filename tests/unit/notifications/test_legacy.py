@@ -65,3 +65,35 @@ def test_update_carries_states_audit_period_and_old_name(ctx):
     assert (payload["old_state"], payload["state"]) == ("active", "active")
     assert payload["bandwidth"] == {}
     assert payload["audit_period_beginning"] < payload["audit_period_ending"]
+
+
+def test_compute_task_legacy_request_spec(ctx):
+    from tests.unit.notifications.test_versioned_samples import \
+        _request_spec
+    inst = c.make_instance(ctx, vm_state="error")
+    spec = _request_spec(ctx, inst)
+    spec.obj_reset_changes(recursive=True)
+    delattr(spec, "ignore_hosts")
+    with NotificationCapture(fmt="both") as cap:
+        notify.notify_compute_task_failure(
+            ctx, "build_instances", inst.uuid, spec, "error",
+            ValueError("No valid host"), host="cond")
+        sent = cap.wait_for("compute_task.build_instances", versioned=False)
+        assert cap.wait_for("compute_task.build_instances.error")
+    payload = sent["payload"]
+    assert sent["priority"] == "ERROR"
+    assert set(payload) == {"request_spec", "instance_properties",
+                            "instance_id", "state", "method", "reason"}
+    assert payload["method"] == "build_instances"
+    legacy_spec = payload["request_spec"]
+    assert set(legacy_spec) == {"num_instances", "image",
+                                "instance_properties", "instance_type"}
+    assert legacy_spec["instance_properties"]["uuid"] == inst.uuid
+    assert legacy_spec["instance_properties"]["memory_mb"] == 512
+    assert legacy_spec["instance_type"]["name"] == "test_flavor"
+    assert payload["instance_properties"] == \
+        legacy_spec["instance_properties"]
+    # The caller's spec is left as it was (the payloads work on copies).
+    assert not spec.obj_attr_is_set("ignore_hosts")
+    assert not spec.numa_topology.obj_attr_is_set("instance_uuid")
+    assert not spec.obj_what_changed()
