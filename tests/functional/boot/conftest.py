@@ -1,5 +1,6 @@
 """The boot tests' cloud: API, conductor, scheduler and two fake-driver
 computes in one process with the real Placement (see fixtures_services)."""
+import time
 import uuid
 
 import pytest
@@ -76,6 +77,20 @@ def api_get(ctxt, endpoint, path, version="2.96"):
     return requests.get(endpoint + path, timeout=10, headers={
         "X-Auth-Token": "%s:%s" % (ctxt.user_id, ctxt.project_id),
         "OpenStack-API-Version": "compute " + version})
+
+
+def api_server(ctxt, endpoint, instance_uuid):
+    """GET /servers/{id}'s server. A cell read that fails under load (SQLite
+    busy on this shared machine) shows as the down-cell record (UNKNOWN):
+    ask again a few times before judging."""
+    for _ in range(10):
+        resp = api_get(ctxt, endpoint, "/servers/%s" % instance_uuid)
+        assert resp.status_code == 200, resp.text
+        server = resp.json()["server"]
+        if server.get("status") != "UNKNOWN":
+            return server
+        time.sleep(0.2)
+    return server
 
 
 __all__ = ["CELL1_UUID", "cloud", "http_endpoint"]

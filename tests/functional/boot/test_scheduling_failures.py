@@ -8,6 +8,7 @@ from keel import exception
 from keel import objects
 from tests.functional.boot.conftest import allocations
 from tests.functional.boot.conftest import api_get
+from tests.functional.boot.conftest import api_server
 from tests.functional.boot.conftest import cell_of
 from tests.functional.boot.conftest import compute_driver
 from tests.functional.boot.conftest import settled
@@ -28,9 +29,7 @@ def test_flavor_too_big_ends_in_cell0_with_the_fault(cloud, ctxt, boot,
         objects.BuildRequest.get_by_instance_uuid(ctxt, vm.uuid)
     assert allocations(cloud, vm.uuid) == {}
 
-    resp = api_get(ctxt, http_endpoint, "/servers/%s" % vm.uuid)
-    assert resp.status_code == 200, resp.text
-    server = resp.json()["server"]
+    server = api_server(ctxt, http_endpoint, vm.uuid)
     assert server["status"] == "ERROR"
     assert server["fault"]["message"] == NO_HOST
     assert server["fault"]["code"] == 500
