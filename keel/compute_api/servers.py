@@ -63,15 +63,29 @@ def get(ctx, uuid, expected_attrs=None, cell_down_support=False):
         try:
             req = objects.BuildRequest.get_by_instance_uuid(ctx, uuid)
         except exception.BuildRequestNotFound:
-            raise exception.InstanceNotFound(instance_id=uuid)
+            # The conductor may have mapped the instance to its cell and
+            # removed the BuildRequest since the mapping was read (Nova
+            # reads the mapping again too).
+            try:
+                mapping = objects.InstanceMapping.get_by_instance_uuid(
+                    ctx, uuid)
+            except exception.InstanceMappingNotFound:
+                mapping = None
+            if mapping is None or mapping.cell_mapping is None:
+                raise exception.InstanceNotFound(instance_id=uuid)
+            return _from_cell(ctx, mapping, attrs, cell_down_support)
         inst = req.instance
         if not inst.obj_attr_is_set("tags"):
             inst.tags = req.tags
         return Located(inst, None, build_request=req)
+    return _from_cell(ctx, mapping, attrs, cell_down_support)
+
+
+def _from_cell(ctx, mapping, attrs, cell_down_support):
     cell = mapping.cell_mapping
     with keel_context.target_cell(ctx, cell) as cctxt:
         try:
-            inst = objects.Instance.get_by_uuid(cctxt, uuid,
+            inst = objects.Instance.get_by_uuid(cctxt, mapping.instance_uuid,
                                                 expected_attrs=attrs)
         except exception.InstanceNotFound:
             raise

@@ -126,3 +126,31 @@ def test_restore_over_quota_says_how_many(make, admin, conf):  # noqa: F811
         "Quota exceeded for instances: Requested 1, but already used 1 of "
         "1 instances")
     assert err.value.code == 403
+
+
+def test_get_follows_a_build_request_the_conductor_just_consumed(
+        cells_db, admin, monkeypatch):  # noqa: F811
+    # The mapping is read without a cell; before the BuildRequest is read
+    # the conductor creates the instance, maps it and removes the request:
+    # the server is found in its cell, not reported missing (which would
+    # make a DELETE during scheduling a 404 on a server that then boots).
+    u = str(uuid.uuid4())
+    cell = cells_db.mapping(CELL1_UUID)
+    objects.InstanceMapping(admin, instance_uuid=u, cell_mapping=None,
+                            project_id=PROJECT, user_id="u1").create()
+
+    def conductor_commits(ctx, instance_uuid):
+        with keel_context.target_cell(admin, cell) as cctxt:
+            objects.Instance(cctxt, uuid=u, project_id=PROJECT,
+                             user_id="u1", vm_state="building",
+                             flavor=_flavor(), metadata={},
+                             system_metadata={}).create()
+        mapping = objects.InstanceMapping.get_by_instance_uuid(admin, u)
+        mapping.cell_mapping = cell
+        mapping.save()
+        raise exception.BuildRequestNotFound(uuid=instance_uuid)
+    monkeypatch.setattr(objects.BuildRequest, "get_by_instance_uuid",
+                        conductor_commits)
+    located = servers_api.get(admin, u)
+    assert located.cell.uuid == CELL1_UUID
+    assert located.instance.vm_state == "building"
