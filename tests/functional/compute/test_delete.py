@@ -224,3 +224,19 @@ def test_builds_stuck_past_instance_build_timeout_go_to_error(cloud):
     fault = objects.InstanceFault.get_latest_for_instance(ctxt, stuck.uuid)
     assert "timed out after 300 seconds" in fault.message
     assert h.reload(ctxt, fresh).vm_state == "building"
+
+
+def test_terminate_without_a_logged_action_still_deletes(cloud):
+    """An older API, or an operator's tool, may send no action: the event
+    is not logged but the delete happens."""
+    host = cloud.hosts[1]
+    inst = _active(cloud, host)
+    ctxt = h.user_ctxt()
+    inst = h.reload(ctxt, inst, expected_attrs=["info_cache"])
+    inst._context = ctxt
+    inst.task_state = "deleting"
+    inst.save()
+    compute_rpcapi.ComputeAPI().terminate_instance(
+        ctxt, inst, objects.BlockDeviceMappingList(objects=[]))
+    assert wait_for(lambda: _deleted(ctxt, inst), timeout=10)
+    assert h.allocations(cloud, ctxt, inst) == {}
