@@ -193,8 +193,10 @@ def _destination(req):
 
 
 def _security_group_list(names):
+    """Nova's make_secgroup_list: uuids as uuids, the rest as names."""
     return objects.SecurityGroupList(objects=[
-        objects.SecurityGroup(name=n) for n in names])
+        objects.SecurityGroup(uuid=n) if uuidutils.is_uuid_like(n)
+        else objects.SecurityGroup(name=n) for n in names])
 
 
 def create(ctx, flavor, image_href, req):

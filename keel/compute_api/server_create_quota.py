@@ -5,44 +5,31 @@ Nova's rules (check_num_instances_quota): a multi-create that does not fit
 is cut down to what the headroom allows when that is still at least
 min_count, else it fails with "Quota exceeded for ...".
 
-Usage is what the cells hold plus the servers accepted but not yet placed
-in a cell (instance mappings without a cell, as Nova counts instances from
-the API database): two concurrent requests then see each other's servers,
-and the re-check after writing ([quota]/recheck_quota) catches the race
-that is left. Cores and ram of unplaced servers are not counted (their
-flavors live in BuildRequest blobs); the re-check in the conductor covers
-those once the instances exist in a cell.
+Instances are counted from the instance mappings (as Nova does from the
+API database), so servers accepted but not yet in a cell count: two
+concurrent requests see each other's servers, and the re-check after
+writing ([quota]/recheck_quota) catches the race that is left. Cores and
+ram come from the cells, so unplaced servers' are not counted (their
+flavors live in BuildRequest blobs); the conductor's re-check covers those
+once the instances exist in a cell.
 """
-import sqlalchemy as sa
-
 from keel.compute_api import quota
-from keel.db.api import models as api_models
-from keel.db import session
 from keel import exception
+from keel import objects
 
 _RESOURCES = ("instances", "cores", "ram")
 
 
-def _pending(ctx, project_id, user_id):
-    """Accepted servers not yet in a cell (project, user)."""
-    im = api_models.InstanceMapping
-    live = sa.or_(im.queued_for_delete.is_(None),
-                  im.queued_for_delete == sa.false())
-    mine = sa.case((im.user_id == user_id, 1), else_=0)
-    with session.api_reader(ctx) as s:
-        project, user = s.execute(
-            sa.select(sa.func.count(im.id),
-                      sa.func.coalesce(sa.func.sum(mine), 0))
-            .where(im.project_id == project_id, im.cell_id.is_(None),
-                   live)).one()
-    return int(project), int(user)
-
-
 def _usage(ctx, project_id, user_id):
+    """Instances from the instance mappings not queued for delete (Nova's
+    API-database count: includes the servers not yet in a cell, never a
+    server twice while the conductor moves it into its cell); cores and
+    ram from the cells."""
     counts = quota.count_instances(ctx, project_id, user_id)
-    project, user = _pending(ctx, project_id, user_id)
-    counts["project"]["instances"] += project
-    counts["user"]["instances"] += user
+    mapped = objects.InstanceMappingList.get_counts(ctx, project_id,
+                                                    user_id)
+    counts["project"]["instances"] = mapped["project"]["instances"]
+    counts["user"]["instances"] = mapped["user"]["instances"]
     return counts
 
 

@@ -18,6 +18,11 @@ class SecurityGroup(base.KeelPersistentObject, base.KeelObject,
         'uuid': fields.UUIDField(),
     }
 
+    @property
+    def identifier(self):
+        """What a create asked for: the group's uuid, else its name."""
+        return self.uuid if self.obj_attr_is_set("uuid") else self.name
+
 
 @base.KeelObjectRegistry.register
 class SecurityGroupList(base.ObjectListBase, base.KeelObject):
