@@ -135,38 +135,51 @@ def notify_compute_task_failure(context, method, instance_uuid, request_spec,
 _VERSIONED_DELETE_TYPES = ('delete', 'soft_delete')
 
 
-@contextlib.contextmanager
-def notify_about_instance_delete(context, instance, delete_type='delete',
-                                 source=SOURCE_API, host=None,
-                                 service='compute'):
+def notify_about_instance_delete(*args, **kwargs):
     """Wrap a delete: ``compute.instance.<type>.start`` and
     ``instance.<type>.start`` before, the ``.end`` pair after (also when the
-    block raises, as Nova). Nova's form with a notifier first
-    (``notify_about_instance_delete(notifier, context, instance, ...)``) is
-    accepted too."""
-    if not hasattr(context, 'to_dict') and hasattr(instance, 'to_dict'):
-        # Called as (notifier, context, instance, [delete_type], ...)
-        context, instance = instance, delete_type
-        delete_type = 'delete'
+    block raises, as Nova)::
+
+        with notify_about_instance_delete(context, instance,
+                                          delete_type='delete',
+                                          source=SOURCE_API, host=None):
+            ...
+
+    Nova's form with a notifier first (``(notifier, context, instance,
+    ...)``) is accepted too; the notifier is not needed."""
+    if args and not hasattr(args[0], 'to_dict'):
+        args = args[1:]
+    return _instance_delete(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _instance_delete(context, instance, delete_type='delete',
+                     source=SOURCE_API, host=None, service='compute'):
     host = host or CONF.host
     versioned = delete_type in _VERSIONED_DELETE_TYPES
+
+    def send(phase):
+        notify_about_instance_usage(context, instance,
+                                    '%s.%s' % (delete_type, phase),
+                                    host=host, service=service)
+        if versioned:
+            notify_about_instance_action(
+                context, instance, host=host, source=source,
+                action=delete_type, phase=phase)
+
+    send(nf.NotificationPhase.START)
     try:
-        notify_about_instance_usage(context, instance,
-                                    '%s.start' % delete_type, host=host,
-                                    service=service)
-        if versioned:
-            notify_about_instance_action(
-                context, instance, host=host, source=source,
-                action=delete_type, phase=nf.NotificationPhase.START)
         yield
-    finally:
-        notify_about_instance_usage(context, instance,
-                                    '%s.end' % delete_type, host=host,
-                                    service=service)
-        if versioned:
-            notify_about_instance_action(
-                context, instance, host=host, source=source,
-                action=delete_type, phase=nf.NotificationPhase.END)
+    except BaseException:
+        # The end pair still goes out, but a failure to send it must not
+        # hide why the delete failed.
+        try:
+            send(nf.NotificationPhase.END)
+        except Exception:  # noqa: BLE001 - see above
+            LOG.exception("Failed to send %s.end for %s", delete_type,
+                          instance.uuid)
+        raise
+    send(nf.NotificationPhase.END)
 
 
 def _source_for_service(service):

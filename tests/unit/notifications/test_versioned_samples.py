@@ -217,3 +217,13 @@ def test_compute_task_build_instances_error(ctx, capture):
     assert props["nova_object.data"] == {"hw_architecture": "x86_64"}
     assert data["request_spec"]["nova_object.data"]["security_groups"] == [
         "default"]
+
+
+def test_delete_accepts_novas_notifier_first_form(ctx, capture):
+    from keel import notifications
+    inst = c.make_instance(ctx)
+    with notify.notify_about_instance_delete(notifications.NOOP, ctx, inst,
+                                             "soft_delete"):
+        pass
+    assert capture.event_types() == ["instance.soft_delete.start",
+                                     "instance.soft_delete.end"]
