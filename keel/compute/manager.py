@@ -196,6 +196,11 @@ class ComputeManager(manager.Manager):
         return recovery.error_out_timed_out_builds(
             self, context, CONF.instance_build_timeout)
 
+    @manager.periodic(spacing=60)
+    def _error_out_abandoned_builds(self, context):
+        """BUILDING here with no build running: ERROR with a fault."""
+        return recovery.error_out_abandoned_builds(self, context)
+
     @manager.periodic(spacing=600)
     def _remove_deleted_instances_allocations(self, context):
         """Allocations a deleted instance left behind (Placement was down

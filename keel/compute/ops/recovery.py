@@ -138,3 +138,48 @@ def error_out_timed_out_builds(mgr, context, timeout):
         cleanup.set_error_state(instance)
         timed_out.append(instance.uuid)
     return timed_out
+
+
+_ABANDONED = ("The build was abandoned: this host lost track of it (an "
+              "error while recording its outcome).")
+
+
+def _in_flight(mgr):
+    return {uuid for _name, uuid in mgr.tasks_in_progress() if uuid}
+
+
+def error_out_abandoned_builds(mgr, context):
+    """Periodic: instances BUILDING on this host that no build of this
+    host is working on (its outcome could not be written, e.g. the
+    conductor was unreachable) go to ERROR with a fault.
+
+    The builds in flight are read before and after the query, and each
+    write is a compare-and-swap on the state that was read, so a build
+    that starts or ends meanwhile is never touched.
+    """
+    before = _in_flight(mgr)
+    building = objects.InstanceList.get_by_filters(
+        context, {"vm_state": states.BUILDING, "host": mgr.host})
+    busy = before | _in_flight(mgr)
+    abandoned = []
+    for instance in building:
+        if instance.uuid in busy or instance.task_state == states.DELETING:
+            continue
+        read_task_state = instance.task_state
+        LOG.warning("Instance %s is BUILDING on %s but no build is running; "
+                    "setting it to ERROR", instance.uuid, mgr.host)
+        instance.vm_state = states.ERROR
+        instance.task_state = None
+        try:
+            instance.save(expected_task_state=[read_task_state],
+                          expected_vm_state=[states.BUILDING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError,
+                exception.UnexpectedVMStateError):
+            continue
+        exc = exception.BuildAbortException(instance_uuid=instance.uuid,
+                                            reason=_ABANDONED)
+        faults.add_instance_fault_from_exc(context, instance, exc,
+                                           host=mgr.host)
+        abandoned.append(instance.uuid)
+    return abandoned

@@ -240,3 +240,25 @@ def test_terminate_without_a_logged_action_still_deletes(cloud):
         ctxt, inst, objects.BlockDeviceMappingList(objects=[]))
     assert wait_for(lambda: _deleted(ctxt, inst), timeout=10)
     assert h.allocations(cloud, ctxt, inst) == {}
+
+
+def test_building_instance_no_build_works_on_goes_to_error(cloud):
+    host = cloud.hosts[1]
+    mgr = h.compute(cloud, host)
+    ctxt = h.user_ctxt()
+    lost = h.create_instance(cloud, ctxt, task_state="networking",
+                             host=host)
+    running = h.create_instance(cloud, ctxt)
+    mgr.driver.spawn_delay = 0.6
+    try:
+        h.build(ctxt, running, host)
+        h.wait_state(ctxt, running, "building", "spawning")
+        assert mgr._error_out_abandoned_builds(cloud.cell_ctxt()) == [
+            lost.uuid]
+    finally:
+        mgr.driver.spawn_delay = 0
+    got = h.reload(ctxt, lost)
+    assert (got.vm_state, got.task_state) == ("error", None)
+    assert "abandoned" in objects.InstanceFault.get_latest_for_instance(
+        ctxt, lost.uuid).message
+    h.wait_state(ctxt, running, "active")
