@@ -27,6 +27,8 @@ from tests.unit.api.conftest import call
 PROJECT = "admin"   # the development mode's default project and user
 USER = "admin"
 V = {"OpenStack-API-Version": "compute 2.90"}
+# openstacksdk without auth sends the token "notused": that is its project.
+SDK_PROJECT = "notused"
 
 
 def _flavor():
@@ -120,8 +122,8 @@ def allocations(cloud, u):  # noqa: F811
         "allocations") or {}
 
 
-def in_use(cloud):  # noqa: F811
-    resp = call(cloud.app, f"/v2.1/os-quota-sets/{PROJECT}/detail")
+def in_use(cloud, project=PROJECT):  # noqa: F811
+    resp = call(cloud.app, f"/v2.1/os-quota-sets/{project}/detail")
     assert resp.status_int == 200, resp.text
     return resp.json["quota_set"]["instances"]["in_use"]
 
@@ -482,3 +484,43 @@ def test_unknown_and_malformed_actions(cloud):  # noqa: F811
             "Malformed request body"
     resp = action(cloud, str(uuid.uuid4()), {"forceDelete": None})
     assert resp.status_int == 404
+
+
+# -- end to end with the client ---------------------------------------------------
+
+@pytest.fixture
+def image_and_flavor(cloud, tmp_path):  # noqa: F811
+    from keel.image import api as image_api
+    CONF.set_override("path", str(tmp_path), group="image_catalogue")
+    image_api.reset()
+    image = image_api.get_api().create(cloud.ctxt, {
+        "name": "cirros", "disk_format": "qcow2", "container_format": "bare",
+        "status": "active", "min_disk": 0, "min_ram": 0,
+        "visibility": "public"}, data=b"\0" * 1024)
+    flavor_id = f"del-{uuid.uuid4().hex[:6]}"
+    resp = call(cloud.app, "/v2.1/flavors", method="POST", body={
+        "flavor": {"name": flavor_id, "id": flavor_id, "ram": 256,
+                   "vcpus": 1, "disk": 1}})
+    assert resp.status_int == 200, resp.text
+    yield image["id"], flavor_id
+    CONF.clear_override("path", group="image_catalogue")
+    image_api.reset()
+
+
+def test_boot_then_delete_with_openstacksdk(cloud, sdk,  # noqa: F811
+                                            image_and_flavor):
+    image_id, flavor_id = image_and_flavor
+    before = in_use(cloud, SDK_PROJECT)
+    created = sdk.compute.create_server(
+        name="e2e", image_id=image_id, flavor_id=flavor_id, networks="none")
+    srv = sdk.compute.wait_for_server(created, status="ACTIVE", wait=30,
+                                      interval=0.2)
+    assert allocations(cloud, srv.id)
+    assert in_use(cloud, SDK_PROJECT) == before + 1
+    sdk.compute.delete_server(srv)
+    sdk.compute.wait_for_delete(srv, wait=30, interval=0.2)
+    assert wait_for(lambda: allocations(cloud, srv.id) == {})
+    assert in_use(cloud, SDK_PROJECT) == before
+    assert read(cloud, srv.id).deleted
+    assert mapping(cloud, srv.id).queued_for_delete is True
+    assert actions(cloud, srv.id) == ["delete", "create"]
