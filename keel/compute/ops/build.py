@@ -211,7 +211,7 @@ class Build(object):
         _unbind(instance)
         cleanup.set_error_state(instance, clean_task_state=True)
 
-    # -- Nova's _build_and_run_instance -----------------------------------------
+    # -- Nova's _build_and_run_instance ---------------------------------------
     def _build_and_run_instance(self):
         ctx, instance, mgr = self.context, self.instance, self.mgr
         notify.usage(ctx, instance, "create.start", self.host,

@@ -1,8 +1,9 @@
 """The compute operations' notifications, through keel.notifications.
 
-Legacy ``compute.instance.<suffix>`` and versioned ``instance.<action>.<phase>``
-events. A notification is a side channel: a failure to emit one is logged
-and never changes the outcome of the operation that emitted it.
+Legacy ``compute.instance.<suffix>`` and versioned
+``instance.<action>.<phase>`` events. A notification is a side channel: a
+failure to emit one is logged and never changes the outcome of the
+operation that emitted it.
 """
 from oslo_log import log as logging
 
