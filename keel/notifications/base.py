@@ -36,6 +36,13 @@ class NotificationRegistry:
         return obj_cls
 
 
+# What reading a field that is not loaded can raise: not lazy-loadable, no
+# context to load with, or (an instance still in its BuildRequest) no row.
+NOT_LOADABLE = (exception.ObjectActionError, NotImplementedError,
+                exception.OrphanedObjectError, ovo_exc.OrphanedObjectError,
+                exception.InstanceNotFound)
+
+
 def notification(obj_cls):
     """Class decorator for concrete notification and payload classes."""
     return NotificationRegistry.register(obj_cls)
@@ -117,9 +124,7 @@ class NotificationPayloadBase(NotificationObject):
                 continue
             try:
                 value = getattr(source, field)
-            except (exception.ObjectActionError, NotImplementedError,
-                    exception.OrphanedObjectError,
-                    ovo_exc.OrphanedObjectError) as e:
+            except NOT_LOADABLE as e:
                 LOG.debug("Defaulting %s.%s to None: %s",
                           self.__class__.__name__, key, e)
                 value = None

@@ -11,9 +11,17 @@ from keel.notifications.objects import common
 from keel.objects import fields
 
 
+def _field(instance, name, default):
+    """A field, lazy-loaded if need be (one query, as Nova); ``default``
+    when it cannot be (an instance not in a cell database yet)."""
+    try:
+        return getattr(instance, name)
+    except base.NOT_LOADABLE:
+        return default
+
+
 def _network_info(instance):
-    # Reading info_cache may lazy-load it (one query), as Nova does.
-    cache = instance.info_cache
+    cache = _field(instance, 'info_cache', None)
     if cache is None or not cache.obj_attr_is_set('network_info'):
         return []
     return cache.network_info or []
@@ -164,7 +172,7 @@ class InstanceActionPayload(InstancePayload):
 
 
 def _tags(instance):
-    return [t.tag for t in instance.tags]
+    return [t.tag for t in _field(instance, 'tags', [])]
 
 
 @base.notification
@@ -182,9 +190,9 @@ class InstanceCreatePayload(InstanceActionPayload):
         super().__init__(context=context, instance=instance, fault=fault,
                          bdms=bdms)
         self.keypairs = [common.KeypairPayload(keypair=kp)
-                         for kp in instance.keypairs]
+                         for kp in _field(instance, 'keypairs', [])]
         self.tags = _tags(instance)
-        certs = instance.trusted_certs
+        certs = _field(instance, 'trusted_certs', None)
         self.trusted_image_certificates = list(certs.ids) if certs else None
         self.instance_name = instance.name
 

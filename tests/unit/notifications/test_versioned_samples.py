@@ -227,3 +227,21 @@ def test_delete_accepts_novas_notifier_first_form(ctx, capture):
         pass
     assert capture.event_types() == ["instance.soft_delete.start",
                                      "instance.soft_delete.end"]
+
+
+def test_instance_not_in_a_cell_yet(ctx, capture):
+    """An API delete of a server still in its BuildRequest: the instance
+    has no row to lazy-load from; the payload shows what it has."""
+    flavor = c.make_flavor()
+    inst = objects.Instance(
+        ctx, uuid="d5e6a7b7-80e5-4166-85a3-cd6115201082",
+        project_id=ctx.project_id, user_id=ctx.user_id,
+        display_name="vm", vm_state="building", task_state="scheduling",
+        power_state=0, flavor=flavor, metadata={}, system_metadata={},
+        locked=False, auto_disk_config=False, host=None, node=None)
+    with notify.notify_about_instance_delete(ctx, inst, host="fake-mini"):
+        pass
+    end = capture.wait_for("instance.delete.end")
+    _check(end, "instance-delete-end_not_scheduled.json")
+    data = end["payload"]["nova_object.data"]
+    assert data["ip_addresses"] == [] and data["host"] is None
