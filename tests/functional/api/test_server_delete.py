@@ -524,3 +524,42 @@ def test_boot_then_delete_with_openstacksdk(cloud, sdk,  # noqa: F811
     assert read(cloud, srv.id).deleted
     assert mapping(cloud, srv.id).queued_for_delete is True
     assert actions(cloud, srv.id) == ["delete", "create"]
+
+
+def test_openstack_server_delete_wait(cloud, http_endpoint):  # noqa: F811
+    import os
+    import subprocess
+    import sys
+    u = server(cloud, host=cloud.hosts[0])
+    env = dict(os.environ, OS_AUTH_TYPE="none", OS_ENDPOINT=http_endpoint,
+               OS_COMPUTE_API_VERSION="2.90")
+    out = subprocess.run(
+        [sys.executable, "-m", "openstackclient.shell", "server", "delete",
+         "--wait", u], env=env, capture_output=True, text=True, timeout=90)
+    assert out.returncode == 0, out.stderr
+    assert read(cloud, u).deleted
+    assert allocations(cloud, u) == {}
+
+
+@pytest.fixture
+def reader_app(cloud):  # noqa: F811
+    CONF.set_override("development_roles", ["reader"], group="api")
+    try:
+        yield deploy.deploy(CONF)
+    finally:
+        CONF.clear_override("development_roles", group="api")
+
+
+def test_readers_may_not_delete_or_restore(cloud, reader_app):  # noqa: F811
+    u = server(cloud, vm_state="soft-delete")
+    resp = call(reader_app, f"/v2.1/servers/{u}", method="DELETE")
+    assert resp.status_int == 403
+    assert resp.json["forbidden"]["message"] == \
+        "Policy doesn't allow os_compute_api:servers:delete to be performed."
+    for key, rule in (("restore", "restore"), ("forceDelete", "force")):
+        resp = action(cloud, u, {key: None}, app=reader_app)
+        assert resp.status_int == 403
+        assert resp.json["forbidden"]["message"] == (
+            f"Policy doesn't allow os_compute_api:os-deferred-delete:{rule} "
+            f"to be performed.")
+    assert read(cloud, u).vm_state == "soft-delete"
