@@ -27,6 +27,7 @@ from keel.compute import events
 from keel.compute import faults
 from keel.compute.ops import build_resources
 from keel.compute.ops import cleanup
+from keel.compute.ops import group_policy
 from keel.compute.ops import notify
 from keel.compute.ops import states
 from keel.compute.ops import volumes
@@ -219,7 +220,12 @@ class Build(object):
         notify.create(ctx, instance, self.host, "start", bdms=self.bdms)
         try:
             self._check_capabilities()
+            hints = group_policy.scheduler_hints(self.filter_properties,
+                                                 self.request_spec)
             with mgr.rt.instance_claim(ctx, instance, self.node):
+                # After the claim: it is what makes this build visible to
+                # a concurrent member's check.
+                group_policy.validate(mgr, ctx, instance, hints, self.node)
                 image_meta = objects.ImageMeta.from_dict(self.image)
                 resources = build_resources.prepare(self, image_meta)
                 self._spawn(image_meta, resources)
@@ -230,7 +236,8 @@ class Build(object):
             self._notify_error(exc)
             raise exception.RescheduledException(
                 instance_uuid=instance.uuid, reason=exc.format_message())
-        except exception.BuildAbortException as exc:
+        except (exception.BuildAbortException,
+                exception.RescheduledException) as exc:
             self._notify_error(exc)
             raise
         except _ABORTING as exc:

@@ -114,6 +114,13 @@ class InstanceClaims(object):
             if cn.obj_what_changed():
                 cn.save()
 
+    def claimed_uuids(self):
+        """Instances whose build holds a claim here right now."""
+        with self._lock:
+            return {uuid for claims in getattr(self, "_in_flight",
+                                               {}).values()
+                    for uuid in claims}
+
     def in_flight_usage(self, nodename):
         """Usage of builds claimed but not spawned (for the refresh)."""
         with self._lock:

@@ -282,3 +282,28 @@ def test_a_build_message_delivered_twice_builds_once(cloud):
     assert (again.vm_state, again.launched_at) == ("active",
                                                    first.launched_at)
     assert list(h.allocations(cloud, ctxt, inst)) == list(allocs)
+
+
+def test_anti_affinity_violation_found_late_is_rescheduled(cloud):
+    """Two members of an anti-affinity group sent to the same host by two
+    racing schedulings: the second build goes to its alternate."""
+    import uuid as uuid_lib
+    ctxt = h.user_ctxt()
+    first, alternate = cloud.hosts
+    here = h.create_instance(cloud, ctxt)
+    h.build(ctxt, here, first)
+    h.wait_state(ctxt, here, "active")
+    inst = h.create_instance(cloud, ctxt)
+    h.allocate(cloud, ctxt, inst, first)
+    group = objects.InstanceGroup(
+        ctxt, uuid=str(uuid_lib.uuid4()), name="spread", user_id=h.USER,
+        project_id=h.PROJECT, policy="anti-affinity",
+        members=[here.uuid, inst.uuid])
+    group.create()
+    h.build(ctxt, inst, first, host_list=[_selection(cloud, alternate)],
+            filter_properties={"retry": {"num_attempts": 1, "hosts": []},
+                               "scheduler_hints": {"group": group.uuid}})
+    got = h.wait_state(ctxt, inst, "active")
+    assert got.host == alternate
+    assert list(h.allocations(cloud, ctxt, inst)) == [
+        h.node_uuid(cloud, alternate)]
