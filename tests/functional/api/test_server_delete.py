@@ -563,3 +563,50 @@ def test_readers_may_not_delete_or_restore(cloud, reader_app):  # noqa: F811
             f"Policy doesn't allow os_compute_api:os-deferred-delete:{rule} "
             f"to be performed.")
     assert read(cloud, u).vm_state == "soft-delete"
+
+
+@pytest.fixture
+def neutron(cloud):  # noqa: F811
+    """[neutron] pointed at the Neutron simulator for one test."""
+    from keel.clients import neutron as neutron_client
+    from tests.fixtures import neutron_sim
+    sim = neutron_sim.NeutronSim().serve()
+    CONF.set_override("endpoint_override", sim.endpoint, group="neutron")
+    CONF.set_override("http_retries", 0, group="neutron")
+    neutron_client.reset()
+    yield sim
+    sim.stop()
+    CONF.clear_override("endpoint_override", group="neutron")
+    CONF.clear_override("http_retries", group="neutron")
+    neutron_client.reset()
+
+
+def test_local_delete_releases_ports_in_neutron(cloud, neutron):  # noqa: F811
+    import requests
+    host = _down_host(cloud)
+    u = server(cloud, host=host)
+    net = neutron.add_network("private", PROJECT, cidr="10.1.0.0/24")
+
+    def port(**extra):
+        resp = requests.post(f"{neutron.endpoint}/v2.0/ports", json={
+            "port": dict(network_id=net["id"], tenant_id=PROJECT,
+                         device_id=u, device_owner="compute:nova",
+                         **{"binding:host_id": host}, **extra)}, timeout=5)
+        assert resp.status_code == 201, resp.text
+        return resp.json()["port"]["id"]
+    ours, users = port(), port(name="brought-by-the-user")
+    # The user's port is marked in the info cache as Nova marks it.
+    inst = read(cloud, u)
+    inst.info_cache.network_info = [{"id": users, "preserve_on_delete": True,
+                                     "network": {"id": net["id"]}}]
+    inst.info_cache.save()
+    resp = call(cloud.app, f"/v2.1/servers/{u}", method="DELETE")
+    assert resp.status_int == 204, resp.text
+    assert read(cloud, u).deleted
+    left = {p["id"]: p for p in requests.get(
+        f"{neutron.endpoint}/v2.0/ports", params={"device_id": u},
+        timeout=5).json()["ports"]}
+    kept = requests.get(f"{neutron.endpoint}/v2.0/ports/{users}",
+                        timeout=5).json()["port"]
+    assert ours not in left
+    assert kept["device_id"] == "" and kept["binding:host_id"] in ("", None)
