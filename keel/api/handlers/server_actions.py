@@ -23,6 +23,8 @@ from keel.api import wsgi
 
 # The modules that register server actions (imported by route_entries).
 ACTION_MODULES = (
+    "keel.api.handlers.floating_ips",
+    "keel.api.handlers.security_groups",
     "keel.api.handlers.server_delete",
 )
 

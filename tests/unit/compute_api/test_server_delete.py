@@ -154,3 +154,14 @@ def test_get_follows_a_build_request_the_conductor_just_consumed(
     located = servers_api.get(admin, u)
     assert located.cell.uuid == CELL1_UUID
     assert located.instance.vm_state == "building"
+
+
+def test_server_action_registry():
+    from keel.api.handlers import server_actions
+    from keel.api import routes
+    server_actions.load_action_modules()
+    served = routes.ROUTES["/servers/{id}/action"]["POST"].actions
+    assert {"restore", "forceDelete"} <= set(served)
+    assert served.keys() == server_actions.registered().keys()
+    with pytest.raises(ValueError):
+        server_actions.register("restore", lambda req, id: None)
