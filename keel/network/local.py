@@ -55,6 +55,36 @@ class LocalNetworkAPI(base.NetworkAPI):
     def get_instance_nw_info(self, context, instance, **kwargs):
         return base.cached_nw_info(instance)
 
+    def allocate_port_for_instance(self, context, instance, port_id,
+                                   network_id=None, requested_ip=None,
+                                   bind_host_id=None, tag=None):
+        if port_id:
+            raise exception.PortNotFound(port_id=port_id)
+        raise exception.NetworkNotFound(network_id=network_id)
+
+    def deallocate_port_for_instance(self, context, instance, port_id):
+        raise exception.PortNotFound(port_id=port_id)
+
+    # Moves need no network work without a network service.
+    def setup_instance_network_on_host(self, context, instance, host,
+                                       migration=None,
+                                       provider_mappings=None):
+        pass
+
+    def migrate_instance_start(self, context, instance, migration):
+        pass
+
+    def migrate_instance_finish(self, context, instance, migration,
+                                provider_mappings=None):
+        pass
+
+    def setup_networks_on_host(self, context, instance, host=None,
+                               teardown=False):
+        pass
+
+    def cleanup_instance_network_on_host(self, context, instance, host):
+        pass
+
     def validate_security_group_name(self, context, name):
         if name != DEFAULT_SECURITY_GROUP:
             raise exception.SecurityGroupNotFound(security_group_id=name)

@@ -9,17 +9,16 @@ ones the user brought; get_instance_nw_info refreshes the cache. Each
 refresh costs a fixed number of Neutron calls (see nw_info.py).
 """
 import logging
-import time
 
 from keel.clients import neutron as client_mod
 from keel import exception
 from keel.network import base
 from keel.network import model
+from keel.network import neutron_validate
 from keel.network import nw_info
 
 LOG = logging.getLogger(__name__)
 
-AUTO_TOPOLOGY = "auto-allocated-topology"
 # Keys Nova clears when handing a user's port back.
 _UNBIND = {"device_id": "", "device_owner": "", "binding:host_id": None,
            "binding:profile": {}}
@@ -46,7 +45,7 @@ def _translate_create_error(exc, network_id, address, instance):
     return exc
 
 
-class NeutronAPI(base.NetworkAPI):
+class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
 
     def __init__(self, conf=None):
         if conf is None:
@@ -57,169 +56,6 @@ class NeutronAPI(base.NetworkAPI):
 
     def _client(self, context, admin=False):
         return client_mod.get_client(context, admin=admin, conf=self.conf)
-
-    # -- extensions --------------------------------------------------------
-    def has_extension(self, context, alias):
-        interval = self.conf.neutron.extension_sync_interval
-        if self._extensions is None or \
-                time.monotonic() - self._extensions_at > interval:
-            self._extensions = {e["alias"] for e in
-                                self._client(context).list_extensions()}
-            self._extensions_at = time.monotonic()
-        return alias in self._extensions
-
-    # -- available networks ------------------------------------------------
-    def _get_available_networks(self, context, project_id, net_ids=None,
-                                client=None, auto_allocate=False):
-        """The networks a boot may use: by id when named (in request
-        order), else the project's own plus the shared ones."""
-        client = client or self._client(context)
-        if net_ids:
-            nets = client.list_networks(id=sorted(set(net_ids)))
-            order = {nid: i for i, nid in reversed(list(enumerate(net_ids)))}
-            return sorted(nets, key=lambda n: order.get(n["id"], 0))
-        extra = {"admin_state_up": True} if auto_allocate else {}
-        nets = client.list_networks(tenant_id=project_id, shared=False,
-                                    **extra)
-        nets += client.list_networks(shared=True, **extra)
-        return nets
-
-    def _can_auto_allocate_network(self, context, client):
-        if not self.has_extension(context, AUTO_TOPOLOGY):
-            raise exception.UnableToAutoAllocateNetwork(
-                project_id=context.project_id)
-        try:
-            client.get_auto_allocated_topology(context.project_id,
-                                               dry_run=True)
-        except client_mod.NeutronClientException as exc:
-            LOG.info("Auto-allocation dry run failed: %s", exc)
-            raise exception.UnableToAutoAllocateNetwork(
-                project_id=context.project_id)
-
-    def _auto_allocate_network(self, context, instance, client):
-        try:
-            topo = client.get_auto_allocated_topology(instance.project_id)
-        except client_mod.NeutronClientException as exc:
-            LOG.error("Automatic network allocation failed: %s", exc)
-            raise exception.UnableToAutoAllocateNetwork(
-                project_id=instance.project_id)
-        return client.show_network(topo["id"])
-
-    # -- validate (API side) -----------------------------------------------
-    def _ports_needed_per_instance(self, context, client, requested):
-        reqs = _requests(requested)
-        auto = len(reqs) == 1 and reqs[0].network_id == "auto"
-        if not reqs or auto:
-            nets = self._get_available_networks(context, context.project_id,
-                                                client=client)
-            if len(nets) > 1:
-                raise exception.NetworkAmbiguous()
-            if not nets and auto:
-                self._can_auto_allocate_network(context, client)
-                return 1
-            return 1 if nets else 0
-        needed = 0
-        net_ids = []
-        for req in reqs:
-            if req.network_id == "none":
-                continue
-            if req.port_id:
-                port = self._show_port(client, req.port_id)
-                if port.get("device_id"):
-                    raise exception.PortInUse(port_id=req.port_id)
-                allocation = port.get("ip_allocation")
-                if not port.get("fixed_ips") and allocation not in (
-                        "deferred", "none"):
-                    raise exception.PortRequiresFixedIP(port_id=req.port_id)
-                req.network_id = port["network_id"]
-                continue
-            needed += 1
-            net_ids.append(req.network_id)
-            if req.address:
-                taken = client.list_ports(
-                    network_id=req.network_id,
-                    fixed_ips="ip_address=%s" % req.address,
-                    fields=["device_id"])
-                if taken:
-                    raise exception.FixedIpAlreadyInUse(
-                        address=req.address,
-                        instance_uuid=taken[0].get("device_id"))
-        if net_ids:
-            nets = self._get_available_networks(context, context.project_id,
-                                                net_ids, client=client)
-            for net in nets:
-                if not net.get("subnets"):
-                    raise exception.NetworkRequiresSubnet(
-                        network_uuid=net["id"])
-            lost = set(net_ids) - {n["id"] for n in nets}
-            if lost:
-                raise exception.NetworkNotFound(
-                    network_id=", ".join(sorted(lost)))
-        return needed
-
-    def validate_networks(self, context, requested_networks, num_instances):
-        client = self._client(context)
-        reqs = _requests(requested_networks)
-        if len(reqs) == 1 and reqs[0].network_id == "none":
-            return num_instances
-        per_instance = self._ports_needed_per_instance(
-            context, client, requested_networks)
-        if not per_instance:
-            return num_instances
-        quota = client.show_quota(context.project_id).get("port", -1)
-        if quota == -1:
-            return num_instances
-        used = len(client.list_ports(tenant_id=context.project_id,
-                                     fields=["id"]))
-        free = quota - used
-        if free < 0:
-            raise exception.PortLimitExceeded(
-                message="The number of defined ports: %d is over the "
-                        "limit: %d" % (used, quota))
-        if free >= per_instance * num_instances:
-            return num_instances
-        return free // per_instance
-
-    def _show_port(self, client, port_id):
-        try:
-            return client.show_port(port_id)
-        except client_mod.NeutronClientException as exc:
-            if exc.status_code == 404:
-                raise exception.PortNotFound(port_id=port_id)
-            raise
-
-    # -- security groups ---------------------------------------------------
-    def _security_group_ids(self, context, client, instance, names):
-        names = [n for n in (names or []) if n]
-        if names == ["default"]:
-            # Neutron applies the project's default group by itself.
-            return []
-        if not names:
-            return []
-        groups = client.list_security_groups(
-            tenant_id=instance.project_id, fields=["id", "name"])
-        ids = []
-        for wanted in names:
-            by_name = [g["id"] for g in groups if g["name"] == wanted]
-            if len(by_name) > 1:
-                raise exception.NoUniqueMatch(
-                    message="Multiple security groups found matching '%s'. "
-                            "Use an ID to be more specific." % wanted)
-            if by_name:
-                ids.append(by_name[0])
-            elif any(g["id"] == wanted for g in groups):
-                ids.append(wanted)
-            else:
-                raise exception.SecurityGroupNotFound(
-                    security_group_id=wanted)
-        return ids
-
-    def validate_security_group_name(self, context, name):
-        """Nova's security_group_api.validate_name: the group's id."""
-        client = self._client(context)
-        found = self._security_group_ids(
-            context, client, _Owner(context.project_id), [name])
-        return found[0] if found else name
 
     # -- allocate (compute side) -------------------------------------------
     def _requested_ports(self, context, client, instance, reqs):
@@ -384,6 +220,56 @@ class NeutronAPI(base.NetworkAPI):
                            raise_if_fail=True)
         base.update_instance_cache(context, instance, model.NetworkInfo())
 
+    # -- interfaces (attach/detach) ----------------------------------------
+    def allocate_port_for_instance(self, context, instance, port_id,
+                                   network_id=None, requested_ip=None,
+                                   bind_host_id=None, tag=None):
+        """One more interface: the user's port, or a new one on a network
+        (Nova's interface attach)."""
+        req = _Request(network_id=network_id, port_id=port_id,
+                       address=requested_ip)
+        return self.allocate_for_instance(context, instance, [req],
+                                          bind_host_id=bind_host_id)
+
+    def deallocate_port_for_instance(self, context, instance, port_id):
+        """Detach one interface: unbind the user's port, delete ours."""
+        admin = self._client(context, admin=True)
+        if port_id in base.preexisting_port_ids(instance):
+            self._unbind_ports(admin, [port_id])
+        else:
+            self._delete_ports(admin, [port_id], raise_if_fail=True)
+        return self._refresh(context, instance, admin)
+
+    # -- moves -------------------------------------------------------------
+    def _rebind(self, context, instance, host):
+        admin = self._client(context, admin=True)
+        for port in admin.list_ports(device_id=instance.uuid,
+                                     fields=["id", "binding:host_id"]):
+            if port.get("binding:host_id") != host:
+                admin.update_port(port["id"], {"binding:host_id": host})
+
+    def setup_instance_network_on_host(self, context, instance, host,
+                                       migration=None,
+                                       provider_mappings=None):
+        """Bind the instance's ports to ``host`` (unshelve, evacuate)."""
+        self._rebind(context, instance, host)
+
+    def migrate_instance_start(self, context, instance, migration):
+        """Nothing to do before a move: ports move in migrate_instance_finish
+        (keel uses no multiple port bindings)."""
+
+    def migrate_instance_finish(self, context, instance, migration,
+                                provider_mappings=None):
+        self._rebind(context, instance, migration.dest_compute)
+
+    def setup_networks_on_host(self, context, instance, host=None,
+                               teardown=False):
+        """Nova's hook for per-host network setup: Neutron needs none."""
+
+    def cleanup_instance_network_on_host(self, context, instance, host):
+        """Nova's hook after a move away from ``host``: nothing with
+        single port bindings."""
+
     # -- refresh -----------------------------------------------------------
     def get_instance_nw_info(self, context, instance, **kwargs):
         admin = self._client(context, admin=True)
@@ -413,11 +299,6 @@ class _Request(object):
         self.network_id = network_id
         self.port_id = port_id
         self.address = address
-
-
-class _Owner(object):
-    def __init__(self, project_id):
-        self.project_id = project_id
 
 
 def _sg_names(security_groups):

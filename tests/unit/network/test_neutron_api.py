@@ -228,3 +228,29 @@ def test_unreachable_neutron_is_a_clear_error(ctx):
         CONF.clear_override("endpoint_override", "neutron")
         CONF.clear_override("http_retries", "neutron")
         client.reset()
+
+
+def test_interface_attach_detach_and_move(sim, napi, ctx, make_instance):
+    a = sim.add_network("a", PROJECT, cidr="10.0.0.0/24")
+    b = sim.add_network("b", PROJECT, cidr="10.1.0.0/24")
+    inst = make_instance()
+    napi.allocate_for_instance(ctx, inst, requests((a["id"], None, None)),
+                               bind_host_id="host1")
+    user_port = sim._new_port({"network_id": b["id"], "tenant_id": PROJECT})
+    added = napi.allocate_port_for_instance(ctx, inst, user_port["id"],
+                                            bind_host_id="host1")
+    assert [v["id"] for v in added] == [user_port["id"]]
+    inst = objects.Instance.get_by_uuid(ctx, inst.uuid,
+                                        expected_attrs=["info_cache"])
+    assert len(inst.info_cache.network_info) == 2
+
+    class Migration(object):
+        dest_compute = "host2"
+    napi.migrate_instance_finish(ctx, inst, Migration())
+    assert {p["binding:host_id"] for p in sim.ports.values()
+            if p["device_id"] == inst.uuid} == {"host2"}
+
+    info = napi.deallocate_port_for_instance(ctx, inst, user_port["id"])
+    assert len(info) == 1
+    assert user_port["id"] in sim.ports  # the user's port is kept
+    assert sim.ports[user_port["id"]]["device_id"] == ""
