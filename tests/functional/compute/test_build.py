@@ -89,14 +89,17 @@ def test_builds_of_distinct_instances_run_concurrently(cloud):
     ctxt = h.user_ctxt()
     host = cloud.hosts[1]
     mgr = h.compute(cloud, host)
-    mgr.driver.spawn_delay = 0.5
+    mgr.driver.spawn_delay = 1.0
     try:
         insts = [h.create_instance(cloud, ctxt) for _ in range(4)]
         for inst in insts:
             h.build(ctxt, inst, host)
-        # Four half-second spawns in parallel: all ACTIVE well before 2 s.
+        # Serial builds would never have the four spawning at once.
+        assert wait_for(lambda: all(
+            h.reload(ctxt, i).task_state == "spawning" for i in insts),
+            timeout=5, interval=0.05)
         for inst in insts:
-            h.wait_state(ctxt, inst, "active", timeout=1.9)
+            h.wait_state(ctxt, inst, "active")
     finally:
         mgr.driver.spawn_delay = 0
 
