@@ -168,7 +168,10 @@ class GlanceClient:
                     raise_exc=False, stream=stream,
                     logger=LOG if self.conf[GROUP].debug else None,
                     connect_retries=0)
-                if resp.status_code == 503 and attempt < attempts:
+                if resp.status_code == 503:
+                    # Glance overloaded or restarting: retried as a
+                    # connection failure, as Nova's client wrapper does.
+                    resp.close()
                     raise ks_exc.ServiceUnavailable()
             except (ks_exc.ConnectionError, ks_exc.ServiceUnavailable,
                     ks_exc.EndpointNotFound) as exc:

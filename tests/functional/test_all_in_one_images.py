@@ -1,0 +1,50 @@
+"""The all-in-one's image catalogue as a user meets it: one seeded image
+right after the first start, ``keel manage image`` on the running
+process's catalogue."""
+import subprocess
+import sys
+
+import requests
+
+from keel.allinone import images
+from tests.functional.test_all_in_one import AllInOne
+from tests.functional.test_all_in_one import config  # noqa: F401
+
+
+def _images(aio):
+    resp = requests.get(aio.api + "/v2.1/images/detail", timeout=10)
+    assert resp.status_code == 200, resp.text
+    return {i["name"]: i for i in resp.json()["images"]}
+
+
+def _manage(state, *argv):
+    return subprocess.run(
+        [sys.executable, "-m", "keel.cmd.main", "manage", "--config-file",
+         str(state / "all-in-one.conf"), "image", *argv],
+        capture_output=True, text=True, timeout=60)
+
+
+def test_seeded_image_and_manage_on_the_running_catalogue(
+        tmp_path, config):  # noqa: F811
+    # (Seeding only once across restarts: tests/unit/image/test_seed.py.)
+    state = tmp_path / "state"
+    disk = tmp_path / "extra.qcow2"
+    disk.write_bytes(images.empty_qcow2())
+    aio = AllInOne(state, hosts=1, config=config)
+    try:
+        aio.wait_ready()
+        seeded = _images(aio)
+        assert list(seeded) == [images.SEED_NAME]
+        seed = seeded[images.SEED_NAME]
+        assert seed["status"] == "ACTIVE"
+        assert seed["metadata"]["kubevirt_container_disk"]
+        # keel manage, in another process, on the running catalogue
+        done = _manage(state, "register", "extra", "--file", str(disk),
+                       "--property", "os_distro=cirros")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert set(_images(aio)) == {images.SEED_NAME, "extra"}
+        gone = _manage(state, "delete", "extra")
+        assert gone.returncode == 0, gone.stdout
+        assert list(_images(aio)) == [images.SEED_NAME]
+    finally:
+        aio.kill()
