@@ -128,11 +128,57 @@ def delete_build_request(ctx, instance_uuid):
     then stops the build at its commit point. False when it was already
     gone (the conductor has created the instance in a cell)."""
     try:
-        objects.BuildRequest.get_by_instance_uuid(ctx, instance_uuid) \
-            .destroy()
+        req = objects.BuildRequest.get_by_instance_uuid(ctx, instance_uuid)
+        req.destroy()
     except exception.BuildRequestNotFound:
         return False
+    # Volumes the request named must not stay reserved for it.
+    if req.obj_attr_is_set("block_device_mappings") and \
+            req.block_device_mappings:
+        cleanup_bdm_volumes(ctx, instance_uuid, req.block_device_mappings)
     return True
+
+
+def _volume_api():
+    from keel.clients import cinder
+    from keel.conf import CONF
+    return cinder.API() if cinder.is_configured(CONF) else None
+
+
+def _field(obj, name):
+    # BuildRequest mappings carry only the fields the user gave.
+    return getattr(obj, name) if obj.obj_attr_is_set(name) else None
+
+
+def cleanup_bdm_volumes(ctx, instance_uuid, bdms):
+    """Nova's _local_cleanup_bdm_volumes: each volume's attachment is
+    deleted in Cinder, a delete_on_termination volume deleted, and the
+    block device record removed; a Cinder failure is logged, never fatal
+    (the host that would have done it is gone)."""
+    volumes = _volume_api()
+    for bdm in bdms:
+        volume_id = _field(bdm, "volume_id")
+        if _field(bdm, "destination_type") == "volume" and volume_id:
+            if volumes is None:
+                LOG.warning("No volume service configured: volume %s of "
+                            "instance %s is left as it is", bdm.volume_id,
+                            instance_uuid)
+            else:
+                try:
+                    if _field(bdm, "attachment_id"):
+                        volumes.attachment_delete(ctx, bdm.attachment_id)
+                    if _field(bdm, "delete_on_termination"):
+                        volumes.delete(ctx, volume_id)
+                except Exception as exc:  # noqa: BLE001
+                    LOG.warning("Ignoring volume cleanup failure of %s for "
+                                "instance %s: %s", volume_id,
+                                instance_uuid, exc)
+        # A BuildRequest's mappings were never written to a cell.
+        if bdm.obj_attr_is_set("id"):
+            try:
+                bdm.destroy()
+            except exception.NotFound:
+                pass
 
 
 def destroy_unscheduled(instance, delete_type="delete"):
@@ -175,14 +221,7 @@ def local_delete(ctx, cctxt, instance, bdms, delete_type, soft=False):
                        "delete" if delete_type == "soft_delete"
                        else delete_type):
         deallocate_network(cctxt, instance)
-        # Volume attachments would be released through Cinder here; the
-        # records themselves go with the instance below.
-        for bdm in bdms:
-            if bdm.obj_attr_is_set("id"):
-                try:
-                    bdm.destroy()
-                except exception.NotFound:
-                    pass
+        cleanup_bdm_volumes(cctxt, instance.uuid, bdms)
         delete_allocations(ctx, instance.uuid)
         instance.vm_state = VM_SOFT_DELETED if soft else VM_DELETED
         instance.task_state = None

@@ -614,3 +614,51 @@ def test_local_delete_releases_ports_in_neutron(cloud, neutron):  # noqa: F811
                         timeout=5).json()["port"]
     assert ours not in left
     assert kept["device_id"] == "" and kept["binding:host_id"] in ("", None)
+
+
+@pytest.fixture
+def cinder(cloud):  # noqa: F811
+    """[cinder] pointed at the Cinder simulator for one test."""
+    from keel.clients import cinder as cinder_client
+    from tests.fixtures import cinder_sim
+    sim = cinder_sim.CinderSim().serve()
+    CONF.set_override("endpoint_template", sim.endpoint, group="cinder")
+    CONF.set_override("http_retries", 0, group="cinder")
+    cinder_client.reset()
+    yield sim
+    sim.stop()
+    CONF.clear_override("endpoint_template", group="cinder")
+    CONF.clear_override("http_retries", group="cinder")
+    cinder_client.reset()
+
+
+def _attached(cinder, project, u):
+    from keel.clients import cinder as cinder_client
+    vol = cinder.add_volume(project)
+    api = cinder_client.API()
+    ctx = keel_context.RequestContext(user_id=USER, project_id=project,
+                                      is_admin=True)
+    att = api.attachment_create(ctx, vol["id"], u)
+    return vol["id"], att["id"]
+
+
+def test_local_delete_releases_volumes_in_cinder(cloud, cinder):  # noqa: F811
+    u = server(cloud, host=_down_host(cloud))
+    doomed, doomed_att = _attached(cinder, PROJECT, u)
+    kept, kept_att = _attached(cinder, PROJECT, u)
+    cctxt = cloud.cell_ctxt()
+    for index, (vol, att, dot) in enumerate(((doomed, doomed_att, True),
+                                             (kept, kept_att, False))):
+        objects.BlockDeviceMapping(
+            cctxt, instance_uuid=u, source_type="volume",
+            destination_type="volume", boot_index=index or None,
+            device_name=f"/dev/vd{'ab'[index]}", volume_id=vol,
+            attachment_id=att, delete_on_termination=dot).create()
+    resp = call(cloud.app, f"/v2.1/servers/{u}", method="DELETE")
+    assert resp.status_int == 204, resp.text
+    assert doomed not in cinder.volumes
+    assert cinder.volumes[kept]["status"] == "available"
+    assert cinder.attachments == {}
+    with keel_context.target_cell(cloud.ctxt, _cell(cloud, CELL1_UUID)) as c:
+        assert list(objects.BlockDeviceMappingList.get_by_instance_uuid(
+            c, u)) == []
