@@ -189,6 +189,7 @@ class ScheduleAndBuild:
         filter_props = common.legacy_filter_properties(build.spec)
         common.populate_retry(filter_props, build.uuid)
         common.populate_filter_properties(filter_props, selection)
+        common.fill_provider_mapping(build.spec, selection)
         with keel_context.target_cell(context, build.cell) as cctxt:
             notify.state_update(cctxt, instance, None, common.BUILDING,
                                 None, common.SCHEDULING, host=self.host)

@@ -14,6 +14,7 @@ import sys
 import traceback
 
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
 
 from keel.conductor.tasks import notify
 from keel.conf import CONF
@@ -171,6 +172,10 @@ def create_in_cell(cctxt, instance, block_device_mapping, tags,
     """Write the instance and everything hanging off it in the cell of
     ``cctxt`` in one transaction; returns (bdms, tags) as created."""
     bdms = objects.BlockDeviceMappingList(objects=[])
+    names = list(dict.fromkeys(t.tag for t in (tags or [])))
+    # Written by Instance.create itself: one insert, no delete/re-read.
+    instance.tags = objects.TagList(objects=[
+        objects.Tag(resource_id=instance.uuid, tag=name) for name in names])
     with db_session.cell_writer(cctxt):
         instance._context = cctxt
         instance.create()
@@ -188,14 +193,7 @@ def create_in_cell(cctxt, instance, block_device_mapping, tags,
             bdm.volume_size = _volume_size(instance.flavor, bdm)
             bdm.create()
             bdms.objects.append(bdm)
-        created_tags = objects.TagList(objects=[])
-        if tags:
-            created_tags = objects.TagList.create(
-                cctxt, instance.uuid, [t.tag for t in tags])
-    # The compute's create notifications read the tags: give them, loaded.
-    instance.tags = created_tags
-    instance.obj_reset_changes(["tags"])
-    return bdms, created_tags
+    return bdms, instance.tags
 
 
 def setup_instance_group(context, spec):
@@ -283,3 +281,18 @@ def populate_filter_properties(filter_properties, selection):
         retry["hosts"].append([selection.service_host, selection.nodename])
     if not filter_properties.get("force_hosts"):
         filter_properties["limits"] = limits
+
+
+def fill_provider_mapping(spec, selection):
+    """Tell the spec's resource groups (port QoS, accelerators) which
+    providers the claimed allocation request took them from (Nova's
+    fill_provider_mapping; Placement >= 1.34 returns the mappings)."""
+    groups = spec.requested_resources if spec.obj_attr_is_set(
+        "requested_resources") else None
+    if not groups or not selection.allocation_request:
+        return
+    mappings = jsonutils.loads(selection.allocation_request).get(
+        "mappings") or {}
+    for group in groups:
+        if group.requester_id in mappings:
+            group.provider_uuids = list(mappings[group.requester_id])

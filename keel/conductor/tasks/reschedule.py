@@ -88,6 +88,8 @@ class Reschedule:
                 self._give_up(cctxt, instance, exhausted(instance.uuid),
                               request_spec, requested_networks)
                 return
+            # The claim moved the allocations: so do the group mappings.
+            common.fill_provider_mapping(request_spec, selection)
         if selection.obj_attr_is_set("availability_zone") and \
                 selection.availability_zone:
             instance.availability_zone = selection.availability_zone

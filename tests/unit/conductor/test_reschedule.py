@@ -147,3 +147,22 @@ def test_old_compute_without_host_list_is_scheduled_again(ctxt, cells,
     assert scheduler.calls[-1][1] == [uuid]
     (again,) = compute.casts
     assert again["host"] == "host-c"
+
+
+def test_resource_groups_follow_the_claimed_alternate(ctxt, cells, deps):
+    from oslo_serialization import jsonutils
+
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    spec = cast["request_spec"]
+    spec.requested_resources = [objects.RequestGroup(
+        requester_id="port-1", resources={"NET_BW_EGR_KILOBIT_PER_SEC": 10})]
+    alternate = cast["host_list"][0]
+    areq = jsonutils.loads(alternate.allocation_request)
+    areq["mappings"] = {"port-1": ["rp-nic-of-host-b"]}
+    alternate.allocation_request = jsonutils.dumps(areq)
+    compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
+
+    (again,) = compute.casts
+    (group,) = again["request_spec"].requested_resources
+    assert group.provider_uuids == ["rp-nic-of-host-b"]
