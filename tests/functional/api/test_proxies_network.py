@@ -17,6 +17,7 @@ from tests.functional.api.fixtures_cells import api_env  # noqa: F401
 from tests.functional.api.fixtures_cells import cells_db  # noqa: F401
 from tests.functional.api.fixtures_cells import CELL1_UUID
 from tests.functional.api.fixtures_cells import member_env  # noqa: F401
+from tests.functional.api.fixtures_cells import serve  # noqa: F401
 from tests.unit.api import samples
 from tests.unit.api.conftest import call
 from tests.unit.api.conftest import conf  # noqa: F401
@@ -325,3 +326,49 @@ def test_network_model_in_cache_matches_view():
     # The cache JSON written above is Nova's; make sure the model reads it.
     info = model.NetworkInfo.hydrate("[]")
     assert info == [] and info.json() == "[]"
+
+
+def test_openstacksdk_server_groups_and_floating_ip(api_env, sim,  # noqa
+                                                    serve):  # noqa: F811
+    """openstacksdk's server calls for security groups work against the
+    proxies; its floating IP actions meet Nova's 2.44 removal."""
+    import openstack
+    public = sim.add_network("public", "admin", external=True,
+                             cidr="172.24.4.0/24")
+    net = sim.add_network("private", PROJECT, cidr="10.0.0.0/24")
+    port = sim._new_port({"network_id": net["id"], "tenant_id": PROJECT})
+    server_id = _server([port])
+    web = sim._new_sg({"name": "web", "tenant_id": PROJECT})
+    fip = sim._create_floatingip({"floating_network_id": public["id"],
+                                  "tenant_id": PROJECT})
+    ctx = keel_context.get_admin_context()
+    cell = objects.CellMapping.get_by_uuid(ctx, CELL1_UUID)
+    with keel_context.target_cell(ctx, cell) as cctxt:
+        from keel.network import api as network_api
+        inst = objects.Instance.get_by_uuid(cctxt, server_id,
+                                            expected_attrs=["info_cache"])
+        network_api.get_api().get_instance_nw_info(cctxt, inst)
+    url = serve(api_env)
+    from keystoneauth1 import session as ks_session
+    from keystoneauth1 import token_endpoint
+    # The development auth takes the project from "user:project" tokens.
+    sess = ks_session.Session(auth=token_endpoint.Token(
+        f"{url}/v2.1/", "fake:" + PROJECT))
+    conn = openstack.connection.Connection(
+        session=sess, compute_endpoint_override=f"{url}/v2.1/",
+        compute_api_version="2")
+    try:
+        server = conn.compute.get_server(server_id)
+        conn.compute.add_security_group_to_server(server, web)
+        groups = conn.compute.fetch_server_security_groups(server)
+        assert {g["name"] for g in groups.security_groups} == {
+            "default", "web"}
+        conn.compute.remove_security_group_from_server(server, web)
+        # The SDK sends its newest microversion: past 2.43 the floating IP
+        # actions are gone, as in Nova (404), and nothing changes.
+        with pytest.raises(openstack.exceptions.NotFoundException):
+            conn.compute.add_floating_ip_to_server(
+                server, fip["floating_ip_address"])
+        assert sim.floatingips[fip["id"]]["port_id"] is None
+    finally:
+        conn.close()
