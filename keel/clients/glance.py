@@ -14,6 +14,7 @@ retried ``num_retries`` times, moving to the next api server, then raises
 Glance's status; keel.image.glance translates them into Nova's
 exceptions per call, as Nova does.
 """
+import hashlib
 import itertools
 import logging
 import random
@@ -135,7 +136,9 @@ class GlanceClient:
             self.conf, GROUP, session=session, auth=auth)
         try:
             url = adap.get_endpoint()
-        except ks_exc.EndpointNotFound:
+        except ks_exc.ClientException:
+            # No catalog to look in (no token, no auth plugin) or no image
+            # service in it: no endpoint.
             url = None
         if not url:
             raise exception.GlanceConnectionFailed(
@@ -275,9 +278,19 @@ class GlanceClient:
 
 
 def _stream(resp):
+    """The body in chunks, checked against Glance's Content-MD5 (as
+    glanceclient does): a truncated or corrupted download raises IOError
+    instead of leaving a bad disk behind."""
+    expected = resp.headers.get("Content-MD5")
+    md5 = hashlib.md5(usedforsecurity=False) if expected else None
     try:
         for chunk in resp.iter_content(CHUNK):
             if chunk:
+                if md5 is not None:
+                    md5.update(chunk)
                 yield chunk
     finally:
         resp.close()
+    if md5 is not None and md5.hexdigest() != expected:
+        raise IOError("Corrupt image download. Checksum was %s expected %s"
+                      % (md5.hexdigest(), expected))

@@ -188,11 +188,19 @@ def test_compute_api_image_proxy_over_glance(glance, api, conf):  # noqa: F811
 # --- transport: retries, request ids, api_servers ------------------------
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
-    """Answers 503 ``fail`` times, then an empty image list."""
+    """Answers 503 ``fail`` times, then an empty image list; image data
+    with a wrong Content-MD5."""
 
     def do_GET(self):
         srv = self.server
         srv.seen.append(dict(self.headers))
+        if self.path.endswith("/file"):
+            self.send_response(200)
+            self.send_header("Content-MD5", "0" * 32)
+            self.send_header("Content-Length", "4")
+            self.end_headers()
+            self.wfile.write(b"data")
+            return
         if len(srv.seen) <= srv.fail:
             self.send_response(503)
             self.send_header("Content-Length", "0")
@@ -264,6 +272,19 @@ def test_api_servers_are_tried_in_turn(recorder):
     for _ in range(3):  # whatever the shuffled order, one retry reaches it
         client = _client(api_servers=[dead, live], num_retries=1)
         assert client.list_images(None, {}) == []
+
+
+def test_corrupt_download_raises(recorder):
+    url = "http://127.0.0.1:%d" % recorder.server_address[1]
+    client = _client(endpoint_override=url, num_retries=0)
+    with pytest.raises(IOError):
+        b"".join(client.download(None, "x"))
+
+
+def test_no_endpoint_fails_at_once():
+    client = glance_client.GlanceClient(_conf(num_retries=3))
+    with pytest.raises(exception.GlanceConnectionFailed):
+        client.get_image(None, "x")  # no sleep between retries: no retry
 
 
 def test_glance_is_not_used_without_configuration():

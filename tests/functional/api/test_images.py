@@ -241,3 +241,13 @@ def test_metadata_quota_is_403(api_env, catalogue, conf):
     assert call(api_env, base, "PUT", _h(),
                 {"metadata": many}).status_int == 403
     assert len(call(api_env, base, headers=_h()).json["metadata"]) == 5
+
+
+def test_without_any_image_service_answers_503(api_env, conf):
+    # Neither [image_catalogue]/path nor [glance]: no endpoint to ask.
+    image_api.reset()
+    for path in ("/v2.1/images", f"/v2.1/images/{SAMPLE_ID}",
+                 f"/v2.1/images/{SAMPLE_ID}/metadata"):
+        resp = call(api_env, path, headers=_h())
+        assert resp.status_int == 503, resp.text
+        assert "serviceUnavailable" in resp.json
