@@ -56,6 +56,9 @@ def build_and_run_instance(mgr, context, instance, **kwargs):
 
     def run():
         try:
+            # The request id in this thread's log lines, as the RPC thread's.
+            if hasattr(context, "update_store"):
+                context.update_store()
             build.run()
         except Exception:  # noqa: BLE001 - a pool thread must not die
             LOG.exception("Build of %s failed unexpectedly", instance.uuid)
