@@ -1,5 +1,6 @@
 """A SQLite cell database, instances stored in it and loaded back (real
 objects, lazy loads included), and the notification capture fixture."""
+import contextlib
 import datetime
 
 import pytest
@@ -45,8 +46,9 @@ PUBLIC_KEY = ("ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDx8nkQv/zgGgB4rMYmIf+6A4"
               "30bNH6Sw9JD9UZHYcpSxsIbECHw== Generated-by-Nova")
 
 
-@pytest.fixture
-def dbs(tmp_path):
+@contextlib.contextmanager
+def cell_databases(tmp_path):
+    """SQLite API and cell databases with every table."""
     urls = [databases.create("sqlite", prefix="keel_ntfapi",
                              tmp_path=tmp_path),
             databases.create("sqlite", prefix="keel_ntfcell",
@@ -56,22 +58,38 @@ def dbs(tmp_path):
     session.reset()
     api_models.Base.metadata.create_all(session.api_engine())
     cell_models.Base.metadata.create_all(session.cell_engine())
-    yield
-    session.reset()
-    CONF.clear_override("connection", group="api_database")
-    CONF.clear_override("connection", group="database")
-    for url in urls:
-        databases.drop(url)
+    try:
+        yield
+    finally:
+        session.reset()
+        CONF.clear_override("connection", group="api_database")
+        CONF.clear_override("connection", group="database")
+        for url in urls:
+            databases.drop(url)
+
+
+@contextlib.contextmanager
+def fake_transport():
+    """The fake:// transport (in process) for notifications."""
+    CONF.set_override("transport_url", "fake:/")
+    rpc_transport.cleanup()
+    try:
+        yield
+    finally:
+        rpc_transport.cleanup()
+        CONF.clear_override("transport_url")
+
+
+@pytest.fixture
+def dbs(tmp_path):
+    with cell_databases(tmp_path):
+        yield
 
 
 @pytest.fixture
 def fake_bus():
-    """The fake:// transport (in process) for notifications."""
-    CONF.set_override("transport_url", "fake:/")
-    rpc_transport.cleanup()
-    yield
-    rpc_transport.cleanup()
-    CONF.clear_override("transport_url")
+    with fake_transport():
+        yield
 
 
 @pytest.fixture

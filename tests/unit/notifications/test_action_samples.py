@@ -1,0 +1,68 @@
+"""Every instance.<action> sample whose payload is a plain
+InstanceActionPayload is produced by notify_about_instance_action: the
+actions other services add later need nothing more from this package."""
+import os
+
+import pytest
+
+from keel import context as keel_context
+from keel.notifications import instance as notify
+from keel.notifications.testing import NotificationCapture
+from tests.unit.notifications import conftest as c
+from tests.unit.notifications import samples
+
+
+def _action_samples():
+    out = []
+    for name in sorted(os.listdir(samples.SAMPLES)):
+        if not name.startswith("instance-") or not name.endswith(".json"):
+            continue
+        sample = samples.load(name)
+        if sample["payload"]["nova_object.name"] == "InstanceActionPayload":
+            out.append(name)
+    return out
+
+
+ACTION_SAMPLES = _action_samples()
+
+
+def test_there_are_many():
+    assert len(ACTION_SAMPLES) > 60
+
+
+@pytest.fixture(scope="module")
+def instance(tmp_path_factory):
+    # One stored instance for all the samples (a database per sample would
+    # be most of the run time).
+    with c.cell_databases(tmp_path_factory.mktemp("actions")), \
+            c.fake_transport():
+        ctx = keel_context.RequestContext(user_id="fake", project_id="p",
+                                          request_id="req-1")
+        inst = c.make_instance(ctx)
+        yield ctx, inst, c.make_bdms(ctx, inst)
+
+
+@pytest.mark.parametrize("name", ACTION_SAMPLES)
+def test_action_sample(instance, name):
+    ctx, inst, bdms = instance
+    sample = samples.load(name)
+    parts = sample["event_type"].split(".")
+    action = parts[1]
+    phase = parts[2] if len(parts) > 2 else None
+    source, host = sample["publisher_id"].split(":")
+    exc = None
+    if sample["priority"] == "ERROR":
+        try:
+            raise ValueError("failed")
+        except ValueError as e:
+            exc = e
+    with NotificationCapture(fmt="versioned") as cap:
+        notify.notify_about_instance_action(
+            ctx, inst, host, action, phase=phase, source=source,
+            exception=exc, bdms=bdms)
+        [sent] = cap.versioned
+    assert sent["event_type"] == sample["event_type"]
+    assert sent["priority"] == sample["priority"]
+    assert sent["publisher_id"] == sample["publisher_id"]
+    diff = samples.schema_diff(sample["payload"], sent["payload"])
+    assert not diff, "\n".join(diff)
