@@ -192,11 +192,21 @@ class Build(object):
             return DELETED
         # Free this host's claim before the conductor claims an alternate.
         cleanup.delete_allocations(self.mgr, self.context, instance.uuid)
-        self.mgr.compute_task_api.build_instances(
-            self.context, [instance], self.image, self.filter_properties,
-            self.admin_password, self.injected_files,
-            self.requested_networks, self.security_groups, self.bdms,
-            request_spec=self.request_spec, host_lists=[self.host_list])
+        try:
+            self.mgr.compute_task_api.build_instances(
+                self.context, [instance], self.image, self.filter_properties,
+                self.admin_password, self.injected_files,
+                self.requested_networks, self.security_groups, self.bdms,
+                request_spec=self.request_spec, host_lists=[self.host_list])
+        except Exception as cast_exc:  # noqa: BLE001 - never left unowned
+            # Nobody would pick the instance up (no host, no conductor
+            # task): end it here, with the original failure as the fault.
+            LOG.error("Could not ask for a reschedule of %s: %s",
+                      instance.uuid, cast_exc)
+            self._error_out(exc, exc_info,
+                            fault_message=exc.kwargs.get("reason"),
+                            deallocate=False)
+            return FAILED
         return RESCHEDULED
 
     def _error_out(self, exc, exc_info, fault_message=None,

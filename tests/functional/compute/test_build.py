@@ -310,3 +310,29 @@ def test_anti_affinity_violation_found_late_is_rescheduled(cloud):
     assert got.host == alternate
     assert list(h.allocations(cloud, ctxt, inst)) == [
         h.node_uuid(cloud, alternate)]
+
+
+def test_reschedule_that_cannot_be_sent_ends_in_error(cloud):
+    ctxt = h.user_ctxt()
+    first, alternate = cloud.hosts
+    inst = h.create_instance(cloud, ctxt)
+    h.allocate(cloud, ctxt, inst, first)
+    mgr = h.compute(cloud, first)
+    real = mgr.compute_task_api
+
+    class Unreachable:
+        def build_instances(self, *args, **kwargs):
+            raise exception.NovaException("conductor unreachable")
+    mgr.compute_task_api = Unreachable()
+    mgr.driver.inject_failure("spawn", instance_uuid=inst.uuid, times=1)
+    try:
+        h.build(ctxt, inst, first, host_list=[_selection(cloud, alternate)],
+                filter_properties={"retry": {"num_attempts": 1,
+                                             "hosts": []}})
+        got = h.wait_state(ctxt, inst, "error")
+    finally:
+        mgr.compute_task_api = real
+        mgr.driver.clear_failures("spawn")
+    assert got.host is None
+    fault = objects.InstanceFault.get_latest_for_instance(ctxt, inst.uuid)
+    assert "Injected failure" in fault.message
