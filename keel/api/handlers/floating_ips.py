@@ -116,8 +116,7 @@ def delete(req, id):
 
 
 @wsgi.expose(max_version=MAX, name="floating_ip_pools.index")
-@validation.query_schema(schema.pools_index_query, "2.1", "2.101")
-@validation.query_schema(schema.pools_index_query_v2102, "2.102")
+@validation.query_schema(schema.pools_index_query)
 def pools(req):
     policy.authorize(req.context, names.FLOATING_IP_POOLS,
                      {"project_id": req.context.project_id})

@@ -23,12 +23,10 @@ remove_floating_ip = {
     "required": ["removeFloatingIp"], "additionalProperties": False}
 
 pools_index_query = types.query()
-pools_index_query_v2102 = types.query(additional=False)
 
 UPSTREAM = {
     "create": "floating_ips.create",
     "add_floating_ip": "floating_ips.add_floating_ip",
     "remove_floating_ip": "floating_ips.remove_floating_ip",
     "pools_index_query": "floating_ip_pools.index_query",
-    "pools_index_query_v2102": "floating_ip_pools.index_query_v2102",
 }
