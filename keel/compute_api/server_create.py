@@ -199,9 +199,27 @@ def _security_group_list(names):
         else objects.SecurityGroup(name=n) for n in names])
 
 
+class _Plan:
+    """The checked request: the records to write and what the cast needs."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def accept(ctx, flavor_id, image_href, req):
+    """POST /servers: ``create`` for the flavor with ``flavor_id``
+    (FlavorNotFound when the caller cannot see it)."""
+    flavor = objects.Flavor.get_by_flavor_id(ctx, flavor_id)
+    return create(ctx, flavor, image_href, req)
+
+
 def create(ctx, flavor, image_href, req):
     """Accept ``req`` (a CreateRequest); returns ``(instances,
     reservation_id)``. Raises Nova's exceptions for every refusal."""
+    return _commit(ctx, _plan(ctx, flavor, image_href, req), req)
+
+
+def _plan(ctx, flavor, image_href, req):
     if req.requested_networks and req.max_count > 1:
         checks.check_multiple_with_networks(req.requested_networks)
     if req.hostname and req.max_count > 1:
@@ -238,12 +256,11 @@ def create(ctx, flavor, image_href, req):
     if req.requested_host or req.requested_hypervisor_hostname:
         checks.check_host_or_node(ctx, req.requested_host,
                                   req.requested_hypervisor_hostname)
-    num = create_quota.check_num_instances(ctx, flavor, req.min_count,
-                                           max_count)
+    num, limits = create_quota.check_num_instances(ctx, flavor,
+                                                   req.min_count, max_count)
     if group is not None:
         create_quota.check_group_members(ctx, group, num)
-    image_cache = {}
-    bdm_api.validate(ctx, bdms, flavor, image_id, image_cache)
+    bdm_api.validate(ctx, bdms, flavor, image_id, {})
     is_bfv = bool(root and root.get("destination_type") == "volume")
     sg_list = _security_group_list(security_groups)
     destination = _destination(req)
@@ -272,47 +289,34 @@ def create(ctx, flavor, image_href, req):
             ctx, instance_uuid=uuid, project_id=ctx.project_id,
             user_id=ctx.user_id, cell_mapping=None, queued_for_delete=False)
         built.append((spec, build_request, mapping))
+    return _Plan(built=built, image=image, tags=tags, group=group,
+                 flavor=flavor, num=num, limits=limits,
+                 reservation_id=reservation_id,
+                 bdms=bdm_api.for_instance(ctx, bdms, flavor))
 
-    records.write(ctx, built)
+
+def _commit(ctx, plan, req):
+    """Write, re-check, cast."""
+    built, group = plan.built, plan.group
+    records.write(ctx, built, group)
     try:
         if CONF.quota.recheck_quota:
-            create_quota.recheck(ctx, flavor, num)
-        if group is not None:
-            objects.InstanceGroup.add_members(ctx, group.uuid,
-                                              [b.instance_uuid
-                                               for _s, b, _m in built])
-            if CONF.quota.recheck_quota:
+            create_quota.recheck(ctx, plan.limits, plan.flavor, plan.num)
+            if group is not None:
                 create_quota.check_group_members(ctx, group, 0,
                                                  recheck_only=True)
     except Exception:
-        records.remove(ctx, built)
-        if group is not None:
-            _remove_members(ctx, group, [b.instance_uuid
-                                         for _s, b, _m in built])
+        records.remove(ctx, built, group)
         raise
-
     requested_networks = req.requested_networks
-    for spec, _b, _m in built:
-        if requested_networks is not None:
+    if requested_networks is not None:
+        for spec, _b, _m in built:
             spec.requested_networks = requested_networks
     compute_task_api().schedule_and_build_instances(
         ctx, build_requests=[b for _s, b, _m in built],
-        request_specs=[s for s, _b, _m in built], image=image,
+        request_specs=[s for s, _b, _m in built], image=plan.image,
         admin_password=req.admin_password,
         injected_files=req.injected_files,
         requested_networks=requested_networks,
-        block_device_mapping=bdm_api.for_instance(ctx, bdms, flavor),
-        tags=tags)
-    return [b.instance for _s, b, _m in built], reservation_id
-
-
-def _remove_members(ctx, group, uuids):
-    from keel.db.api import models as api_models
-    from keel.db import session
-    import sqlalchemy as sa
-
-    member = api_models.InstanceGroupMember
-    with session.api_writer(ctx) as s:
-        s.execute(sa.delete(member).where(
-            member.group_id == group.id,
-            member.instance_uuid.in_(uuids)))
+        block_device_mapping=plan.bdms, tags=plan.tags)
+    return [b.instance for _s, b, _m in built], plan.reservation_id

@@ -14,6 +14,7 @@ flavors live in BuildRequest blobs); the conductor's re-check covers those
 once the instances exist in a cell.
 """
 from keel.compute_api import quota
+from keel.db import session
 from keel import exception
 from keel import objects
 
@@ -35,20 +36,24 @@ def _usage(ctx, project_id, user_id):
 
 def _binding(ctx, project_id, user_id, counts):
     """``(limits, used)`` per resource from the scope with the least
-    headroom (a user's own limit may be lower than its project's)."""
+    headroom (a user's own limit may be lower than its project's);
+    ``limits["scope"]`` says which scope bound each resource."""
     plimits = quota.project_limits(ctx, project_id)
     ulimits = quota.user_limits(ctx, project_id, user_id)
-    limits, used = {}, {}
+    limits, used, scopes = {}, {}, {}
     for name in _RESOURCES:
         best = None
-        for lim, use in ((plimits[name], counts["project"][name]),
-                         (ulimits[name], counts["user"][name])):
+        for scope, lim in (("project", plimits[name]),
+                           ("user", ulimits[name])):
             if lim == quota.UNLIMITED:
                 continue
-            if best is None or lim - use < best[0] - best[1]:
-                best = (lim, use)
-        limits[name], used[name] = best or (quota.UNLIMITED,
-                                            counts["project"][name])
+            use = counts[scope][name]
+            if best is None or lim - use < best[1] - best[2]:
+                best = (scope, lim, use)
+        scope, limits[name], used[name] = best or (
+            "project", quota.UNLIMITED, counts["project"][name])
+        scopes[name] = scope
+    limits["scope"] = scopes
     return limits, used
 
 
@@ -78,19 +83,24 @@ def _raise(overs, limits, used, requested):
 
 
 def check_num_instances(ctx, flavor, min_count, max_count):
-    """How many instances (<= max_count) the quota allows; TooManyInstances
-    when not even min_count fit."""
+    """``(count, limits)``: how many instances (<= max_count) the quota
+    allows, and the limits for the re-check; TooManyInstances when not
+    even min_count fit."""
     if quota.is_noop():
-        return max_count
+        return max_count, None
     project_id, user_id = ctx.project_id, ctx.user_id
-    counts = _usage(ctx, project_id, user_id)
-    limits, used = _binding(ctx, project_id, user_id, counts)
+    # The counts and limits in one API-database transaction: seven
+    # lookups, one connection checkout (the cells are read in parallel
+    # on their own).
+    with session.api_reader(ctx):
+        counts = _usage(ctx, project_id, user_id)
+        limits, used = _binding(ctx, project_id, user_id, counts)
     while True:
         deltas = {"instances": max_count, "cores": max_count * flavor.vcpus,
                   "ram": max_count * flavor.memory_mb}
         overs = _over(limits, used, deltas)
         if not overs:
-            return max_count
+            return max_count, limits
         room = _headroom(limits, used, deltas)
         allowed = room["instances"] if limits["instances"] != \
             quota.UNLIMITED else max_count
@@ -108,21 +118,22 @@ def check_num_instances(ctx, flavor, min_count, max_count):
                                      "ram": deltas["ram"]})
 
 
-def recheck(ctx, flavor, num_instances):
+def recheck(ctx, limits, flavor, num_instances):
     """After writing: the request's own servers are now counted, so a
-    concurrent request that got in between shows up as an overrun."""
-    if quota.is_noop():
+    concurrent request that got in between shows up as an overrun. Only
+    instances can have moved (cores and ram are counted in the cells,
+    where these servers are not yet): one query, the limits as read."""
+    if limits is None:
         return
-    project_id, user_id = ctx.project_id, ctx.user_id
-    counts = _usage(ctx, project_id, user_id)
-    limits, used = _binding(ctx, project_id, user_id, counts)
-    zero = {n: 0 for n in _RESOURCES}
-    overs = _over(limits, used, zero)
-    if overs:
-        _raise(overs, limits, used,
-               {"instances": num_instances,
-                "cores": num_instances * flavor.vcpus,
-                "ram": num_instances * flavor.memory_mb})
+    limit = limits["instances"]
+    if limit == quota.UNLIMITED:
+        return
+    counts = objects.InstanceMappingList.get_counts(ctx, ctx.project_id,
+                                                    ctx.user_id)
+    used = counts[limits["scope"]["instances"]]["instances"]
+    if used > limit:
+        _raise(["instances"], limits, {"instances": used - num_instances},
+               {"instances": num_instances})
 
 
 def check_group_members(ctx, group, count, recheck_only=False):

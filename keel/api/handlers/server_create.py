@@ -166,9 +166,8 @@ def _create(req):
     body = req.json_body
     flavor_ref, image_href, kw, groups = _read(req, ctx, body)
     try:
-        flavor = objects.Flavor.get_by_flavor_id(ctx, flavor_ref)
-        instances, reservation_id = create_api.create(
-            ctx, flavor, image_href, create_api.CreateRequest(**kw))
+        instances, reservation_id = create_api.accept(
+            ctx, flavor_ref, image_href, create_api.CreateRequest(**kw))
     except exception.PolicyNotAuthorized:
         raise
     except exception.ImageNotFound:
