@@ -77,7 +77,7 @@ class ScheduleAndBuild:
             return
         builds = [_Build(br, spec, hl) for br, spec, hl in
                   zip(build_requests, request_specs, host_lists)]
-        created = [b for b in builds if self._create(context, b)]
+        created = [b for b in builds if self._create_or_bury(context, b)]
         if created and not self._recheck_quota(context, created):
             return
         for build in created:
@@ -108,22 +108,32 @@ class ScheduleAndBuild:
                 context, host).cell_mapping
         return self._host_cells[host]
 
-    def _create(self, context, build):
-        """Write the instance to its host's cell; False if it was buried
-        in cell0 or the user deleted it already."""
-        selection = build.host_list[0]
+    def _create_or_bury(self, context, build):
+        """Anything that stops the cell record from being written buries
+        the instance in cell0 and frees its claim."""
         try:
-            build.cell = self._cell_of(context, selection.service_host)
-        except exception.HostMappingNotFound as exc:
-            LOG.error("No host-to-cell mapping found for selected host "
-                      "%(host)s. Setup is incomplete.",
-                      {"host": selection.service_host})
+            return self._create(context, build)
+        except Exception as exc:  # noqa: BLE001 - no BuildRequest left behind
+            if not isinstance(exc, exception.HostMappingNotFound):
+                LOG.exception("Could not place instance %s", build.uuid)
             self._release(context, build.uuid)
             cell0.bury(context, build.spec, exc, image=self.image,
                        build_requests=[build.build_request],
                        block_device_mapping=self.bdm, tags=self.tags,
                        host=self.host)
             return False
+
+    def _create(self, context, build):
+        """Write the instance to its host's cell; False if it was buried
+        in cell0 or the user deleted it already."""
+        selection = build.host_list[0]
+        try:
+            build.cell = self._cell_of(context, selection.service_host)
+        except exception.HostMappingNotFound:
+            LOG.error("No host-to-cell mapping found for selected host "
+                      "%(host)s. Setup is incomplete.",
+                      {"host": selection.service_host})
+            raise
         try:
             objects.BuildRequest.get_by_instance_uuid(context, build.uuid)
         except exception.BuildRequestNotFound:
@@ -131,25 +141,17 @@ class ScheduleAndBuild:
                       "already deleted.", instance_uuid=build.uuid)
             self._forget(context, build.uuid)
             return False
-        try:
-            instance = common.new_instance(context, build.build_request,
-                                           build.spec, self.image)
-            if selection.obj_attr_is_set("availability_zone") and \
-                    selection.availability_zone:
-                instance.availability_zone = selection.availability_zone
-            with keel_context.target_cell(context, build.cell) as cctxt:
-                build.bdms, build.tags = common.create_in_cell(
-                    cctxt, instance, self.bdm, self.tags)
-            build.instance = instance
-        except Exception as exc:  # noqa: BLE001 - nothing in the cell yet
-            LOG.exception("Could not create instance %s in cell %s",
-                          build.uuid, build.cell.identity)
-            self._release(context, build.uuid)
-            cell0.bury(context, build.spec, exc, image=self.image,
-                       build_requests=[build.build_request],
-                       block_device_mapping=self.bdm, tags=self.tags,
-                       host=self.host)
-            return False
+        # One transaction: if it fails nothing is in the cell, and the
+        # caller buries the instance in cell0 instead.
+        instance = common.new_instance(context, build.build_request,
+                                       build.spec, self.image)
+        if selection.obj_attr_is_set("availability_zone") and \
+                selection.availability_zone:
+            instance.availability_zone = selection.availability_zone
+        with keel_context.target_cell(context, build.cell) as cctxt:
+            build.bdms, build.tags = common.create_in_cell(
+                cctxt, instance, self.bdm, self.tags)
+        build.instance = instance
         return True
 
     def _recheck_quota(self, context, builds):
@@ -174,6 +176,8 @@ class ScheduleAndBuild:
             for build in builds:
                 self._fail(context, build, exc)
             return False
+        except Exception:  # noqa: BLE001 - the API's check already passed
+            LOG.exception("Quota recheck failed; building anyway")
         return True
 
     # -- the commit point and the cast ---------------------------------------

@@ -80,13 +80,23 @@ def bury(context, request_spec, exc, image=None, build_requests=None,
                       instance_uuid=instance.uuid)
             continue
         with keel_context.target_cell(context, cell0) as cctxt:
+            pristine = instance.obj_clone()
             try:
                 _record(cctxt, instance, exc, exc_info,
                         block_device_mapping, tags, host)
-            except Exception:  # noqa: BLE001 - keep burying the others
-                LOG.exception("Could not bury instance %s in cell0",
-                              instance.uuid)
-                continue
+            except Exception:  # noqa: BLE001 - see below
+                # What failed may be what we copy (a BDM, a tag): the user
+                # must still see the server in ERROR, so try it bare.
+                LOG.exception("Could not bury instance %s in cell0 with "
+                              "its BDMs and tags", instance.uuid)
+                instance = by_uuid[instance.uuid] = pristine
+                try:
+                    _record(cctxt, instance, exc, exc_info, None, None,
+                            host)
+                except Exception:  # noqa: BLE001 - keep burying the others
+                    LOG.exception("Could not bury instance %s in cell0",
+                                  instance.uuid)
+                    continue
             if mapping is not None:
                 mapping.cell_mapping = cell0
                 mapping.save()

@@ -229,3 +229,28 @@ def test_cell0_burial_notifies_as_nova(ctxt, cells, deps):
     state = update["payload"]["nova_object.data"]["state_update"][
         "nova_object.data"]
     assert (state["old_state"], state["state"]) == ("building", "error")
+
+
+def test_cell_write_failure_buries_in_cell0_nothing_half_written(
+        ctxt, cells, deps, monkeypatch):
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-a")
+    boots, kwargs = helpers.boot_request(ctxt)
+
+    def broken_bdm_create(self):
+        raise RuntimeError("disk full")
+    # The instance row is written first, then a BDM fails: the whole cell
+    # transaction must roll back.
+    monkeypatch.setattr(objects.BlockDeviceMapping, "create",
+                        broken_bdm_create)
+    run(ctxt, deps, kwargs)
+
+    with pytest.raises(exception.InstanceNotFound):
+        in_cell(ctxt, cells["cell1"], boots[0].uuid)
+    inst = in_cell(ctxt, cells["cell0"], boots[0].uuid,
+                   expected_attrs=["fault"])
+    assert (inst.vm_state, inst.task_state) == ("error", None)
+    assert inst.fault.message == "disk full"
+    assert report.deleted == [boots[0].uuid]
+    assert gone(ctxt, boots[0].uuid)
+    assert compute.casts == []

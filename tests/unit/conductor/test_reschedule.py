@@ -159,10 +159,10 @@ def test_resource_groups_follow_the_claimed_alternate(ctxt, cells, deps):
         requester_id="port-1", resources={"NET_BW_EGR_KILOBIT_PER_SEC": 10})]
     alternate = cast["host_list"][0]
     areq = jsonutils.loads(alternate.allocation_request)
-    areq["mappings"] = {"port-1": ["rp-nic-of-host-b"]}
+    areq["mappings"] = {"port-1": ["4c7d9e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f"]}
     alternate.allocation_request = jsonutils.dumps(areq)
     compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
 
     (again,) = compute.casts
     (group,) = again["request_spec"].requested_resources
-    assert group.provider_uuids == ["rp-nic-of-host-b"]
+    assert group.provider_uuids == ["4c7d9e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f"]
