@@ -199,16 +199,18 @@ def _request_spec(ctx, inst):
             objects=[objects.SecurityGroup(name="default")]))
 
 
-def test_compute_task_build_instances_error(ctx, capture):
+@pytest.mark.parametrize("task", ["build_instances", "migrate_server",
+                                  "rebuild_server"])
+def test_compute_task_error(ctx, capture, task):
     inst = c.make_instance(ctx, vm_state="error")
     spec = _request_spec(ctx, inst)
     exc = _raise(exception.NoValidHost(reason="There are not enough hosts "
                                               "available."))
     notify.notify_about_compute_task_error(
-        ctx, "build_instances", inst.uuid, spec, "error", exc,
+        ctx, task, inst.uuid, spec, "error", exc,
         tb="Traceback (most recent call last):\n  ...")
-    sent = capture.wait_for("compute_task.build_instances.error")
-    _check(sent, "compute_task-build_instances-error.json")
+    sent = capture.wait_for("compute_task.%s.error" % task)
+    _check(sent, "compute_task-%s-error.json" % task)
     data = sent["payload"]["nova_object.data"]
     assert data["reason"]["nova_object.data"]["exception"] == "NoValidHost"
     props = data["request_spec"]["nova_object.data"]["image"][
