@@ -66,7 +66,18 @@ list_opts_ = [
                      "rebuild and rescue."),
 ]
 
-ALL = auth_opts + link_opts + list_opts_
+# os-tenant-networks (proxy API up to 2.35): also list a default project's
+# networks.
+tenant_network_opts = [
+    cfg.BoolOpt("use_neutron_default_nets", default=False,
+                help="Also list the networks of neutron_default_tenant_id "
+                     "in os-tenant-networks."),
+    cfg.StrOpt("neutron_default_tenant_id", default="default",
+               help="Project whose networks os-tenant-networks adds when "
+                    "use_neutron_default_nets is set."),
+]
+
+ALL = auth_opts + link_opts + list_opts_ + tenant_network_opts
 
 
 def register_opts(conf):

@@ -4,15 +4,19 @@ network's id and name (label), every other field null, and the extra
 fields only to admins; os-tenant-networks shows id, label and a cidr of
 "None" (Nova's str(None)). Without a network service there are no
 networks: empty lists and 404s."""
+import logging
+
 import webob.exc
 
 from keel.api import wsgi
 from keel.api.handlers import proxy_common as common
 from keel.clients import neutron as neutron_client
+from keel.conf import CONF
 from keel.network import api as network_api
 from keel.policies import network_proxies as names
 from keel import policy
 
+LOG = logging.getLogger(__name__)
 MAX = common.MAX_PROXY_VERSION
 
 _FIELDS = ("id", "cidr", "netmask", "gateway", "broadcast", "dns1", "dns2",
@@ -72,11 +76,25 @@ def show(req, id):
     return {"network": _network_dict(req.context, _get(req.context, id))}
 
 
+def _default_networks(context):
+    """[api]/use_neutron_default_nets: a default project's networks too
+    (a failure to read them only costs those entries, as in Nova)."""
+    if not (CONF.api.use_neutron_default_nets and
+            network_api.is_neutron()):
+        return []
+    try:
+        return neutron_client.get_client(context).list_networks(
+            tenant_id=CONF.api.neutron_default_tenant_id)
+    except neutron_client.NeutronClientException:
+        LOG.exception("Failed to get default networks")
+        return []
+
+
 @wsgi.expose(max_version=MAX, name="tenant_networks.index")
 def tenant_index(req):
     _authorize(req, names.TENANT_NETWORKS % "list")
-    return {"networks": [_tenant_network_dict(n)
-                         for n in _list(req.context)]}
+    networks = _list(req.context) + _default_networks(req.context)
+    return {"networks": [_tenant_network_dict(n) for n in networks]}
 
 
 @wsgi.expose(max_version=MAX, name="tenant_networks.show")

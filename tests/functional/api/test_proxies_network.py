@@ -82,6 +82,14 @@ def test_networks_from_neutron(api_env, sim):  # noqa: F811
     assert tenant == {"networks": [{"id": net["id"], "cidr": "None",
                                     "label": "private"}]}
     assert call(api_env, "/v2.1/os-networks", headers=V236).status_int == 404
+    # [api]/use_neutron_default_nets adds a default project's networks.
+    shared = sim.add_network("shared-default", "default")
+    CONF.set_override("use_neutron_default_nets", True, group="api")
+    try:
+        tenant = call(api_env, "/v2.1/os-tenant-networks", headers=V235).json
+    finally:
+        CONF.clear_override("use_neutron_default_nets", group="api")
+    assert [n["id"] for n in tenant["networks"]][-1] == shared["id"]
 
 
 def test_networks_member_sees_only_id_and_label(member_env, sim):  # noqa
