@@ -20,6 +20,8 @@ def prepare(layout, transport_url):
     migration.db_sync("main", connection=layout.cell1_db)
     _ensure_cells(layout, transport_url)
     _ensure_images(layout)
+    from keel.allinone import flavors
+    flavors.seed(layout.state_dir)
 
 
 def _ensure_images(layout):

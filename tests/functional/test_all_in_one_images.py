@@ -1,8 +1,9 @@
 """The all-in-one's image catalogue as a user meets it: one seeded image
-right after the first start, ``keel manage image`` on the running
-process's catalogue."""
+(and the m1.* flavors) right after the first start, ``keel manage image``
+on the running process's catalogue, a server booted on them."""
 import subprocess
 import sys
+import time
 
 import requests
 
@@ -46,5 +47,26 @@ def test_seeded_image_and_manage_on_the_running_catalogue(
         gone = _manage(state, "delete", "extra")
         assert gone.returncode == 0, gone.stdout
         assert list(_images(aio)) == [images.SEED_NAME]
+        # a server boots on the seeded image and flavor, nothing else made
+        assert _boot(aio, seed["id"]) == "ACTIVE"
     finally:
         aio.kill()
+
+
+def _boot(aio, image_id, timeout=60):
+    headers = {"OpenStack-API-Version": "compute 2.37"}
+    made = requests.post(aio.api + "/v2.1/servers", headers=headers,
+                         json={"server": {"name": "first", "flavorRef": "1",
+                                          "imageRef": image_id,
+                                          "networks": "none"}}, timeout=10)
+    assert made.status_code == 202, made.text
+    url = aio.api + "/v2.1/servers/" + made.json()["server"]["id"]
+    deadline = time.monotonic() + timeout
+    status = None
+    while time.monotonic() < deadline:
+        status = requests.get(url, headers=headers,
+                              timeout=10).json()["server"]["status"]
+        if status in ("ACTIVE", "ERROR"):
+            break
+        time.sleep(0.3)
+    return status

@@ -57,3 +57,34 @@ def test_an_operator_catalogue_path_is_kept(tmp_path):
     conf.set_override("path", "/srv/images", group="image_catalogue")
     settings.apply(conf, settings.Layout(str(tmp_path)), "http://h:1")
     assert conf.image_catalogue.path == "/srv/images"
+
+
+def test_flavors_seeded_once(tmp_path):
+    from keel.allinone import flavors
+    from keel import context as keel_context
+    from keel.db.api import models as api_models
+    from keel.db import session
+    from keel import objects
+    from tests.unit.api.conftest import ensure_parsed
+    ensure_parsed()
+    objects.register_all()
+    CONF = keel_conf.CONF
+    CONF.set_override("connection", f"sqlite:///{tmp_path}/api.sqlite",
+                      group="api_database")
+    session.reset()
+    try:
+        api_models.Base.metadata.create_all(session.api_engine())
+        ctxt = keel_context.get_admin_context()
+        objects.Flavor(ctxt, flavorid="9", name="m1.small", vcpus=1,
+                       memory_mb=1, root_gb=1, ephemeral_gb=0, swap=0,
+                       is_public=True, disabled=False).create()
+        made = flavors.seed(str(tmp_path))
+        # an operator's m1.small is kept; the others are created
+        assert made == ["m1.tiny", "m1.medium", "m1.large", "m1.xlarge"]
+        assert flavors.seed(str(tmp_path)) == []
+        tiny = objects.Flavor.get_by_flavor_id(ctxt, "1")
+        assert (tiny.name, tiny.memory_mb, tiny.root_gb) == \
+            ("m1.tiny", 512, 1)
+    finally:
+        session.reset()
+        CONF.clear_override("connection", group="api_database")
