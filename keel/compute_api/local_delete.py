@@ -62,7 +62,7 @@ def notify_delete(ctx, instance, delete_type="delete"):
         yield
 
 
-# -- bookkeeping ----------------------------------------------------------------
+# -- bookkeeping --------------------------------------------------------------
 
 def set_queued_for_delete(ctx, instance_uuid, queued):
     """The mapping's flag lists and quota use while a cell is down. One

@@ -72,7 +72,7 @@ _CASTS = {"delete": _do_delete, "force_delete": _do_delete,
           "soft_delete": _do_soft_delete}
 
 
-# -- public operations ----------------------------------------------------------
+# -- public operations --------------------------------------------------------
 
 def delete(ctx, located):
     """DELETE /servers/{id} without deferred delete (any vm/task state)."""
@@ -136,7 +136,7 @@ def _check_instance_quota(ctx, inst):
             used=usages.get(name, 0), allowed=quotas[name])
 
 
-# -- the delete itself ----------------------------------------------------------
+# -- the delete itself --------------------------------------------------------
 
 def _delete(ctx, located, delete_type, **attrs):
     inst = located.instance

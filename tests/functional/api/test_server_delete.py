@@ -307,7 +307,7 @@ def test_delete_shelved_offloaded_removes_its_snapshot(cloud, tmp_path):  # noqa
         image_api.reset()
 
 
-# -- a live compute -------------------------------------------------------------
+# -- a live compute -----------------------------------------------------------
 
 def test_delete_active_server(cloud, sdk):  # noqa: F811
     host = cloud.hosts[0]
@@ -364,7 +364,7 @@ def test_other_projects_server_is_404(cloud, member_app):  # noqa: F811
     assert read(cloud, u).task_state is None
 
 
-# -- deferred delete --------------------------------------------------------------
+# -- deferred delete ----------------------------------------------------------
 
 def _state(cloud, u):  # noqa: F811
     inst = read(cloud, u)
@@ -469,7 +469,7 @@ def test_locked_restore_and_force_delete_for_a_member(cloud, member_app):  # noq
         f"Instance {u} is locked"
 
 
-# -- the action dispatcher ----------------------------------------------------------
+# -- the action dispatcher ----------------------------------------------------
 
 def test_unknown_and_malformed_actions(cloud):  # noqa: F811
     u = server(cloud, host=cloud.hosts[0])
@@ -490,7 +490,7 @@ def test_unknown_and_malformed_actions(cloud):  # noqa: F811
     assert resp.status_int == 404
 
 
-# -- end to end with the client ---------------------------------------------------
+# -- end to end with the client -----------------------------------------------
 
 @pytest.fixture
 def image_and_flavor(cloud, tmp_path):  # noqa: F811

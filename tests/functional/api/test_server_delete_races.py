@@ -110,7 +110,8 @@ def _delete_in_phase(cloud, ctxt, wanted):  # noqa: F811
     u = _boot(ctxt)
     if wanted != "build_request":
         assert wait_for(lambda: _phase(cloud, u) == wanted, timeout=15,
-                        interval=0.01), f"never saw {wanted}: {_phase(cloud, u)}"
+                        interval=0.01), \
+            f"never saw {wanted}: {_phase(cloud, u)}"
     seen = _phase(cloud, u)
     resp = _delete(cloud, ctxt, u)
     assert resp.status_int == 204, resp.text
