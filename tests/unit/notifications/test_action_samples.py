@@ -66,3 +66,75 @@ def test_action_sample(instance, name):
     assert sent["publisher_id"] == sample["publisher_id"]
     diff = samples.schema_diff(sample["payload"], sent["payload"])
     assert not diff, "\n".join(diff)
+
+
+OTHER_ID = "a2459075-d96c-40d5-893e-577ff92e721c"
+VOLUME_ID = "a07f71dc-8151-4e7d-a0cc-cd24a3f11113"
+
+
+def _send_special(ctx, inst, bdms, sample, exc):
+    """Call the helper that produces ``sample`` (by payload name)."""
+    from keel.notifications import instance_actions as ia
+    name = sample["payload"]["nova_object.name"]
+    parts = sample["event_type"].split(".")
+    action = parts[1]
+    phase = parts[2] if len(parts) > 2 else None
+    source, host = sample["publisher_id"].split(":")
+    if name == "InstanceActionRebuildPayload":
+        ia.notify_about_instance_rebuild(ctx, inst, host, action=action,
+                                         phase=phase, source=source,
+                                         exception=exc, bdms=bdms)
+    elif name == "InstanceActionRescuePayload":
+        ia.notify_about_instance_rescue_action(ctx, inst, host, OTHER_ID,
+                                               phase=phase)
+    elif name == "InstanceActionResizePrepPayload":
+        ia.notify_about_resize_prep_instance(ctx, inst, host, phase,
+                                             c.make_flavor())
+    elif name == "InstanceActionSnapshotPayload":
+        ia.notify_about_instance_snapshot(ctx, inst, host, phase=phase,
+                                          snapshot_image_id=OTHER_ID)
+    elif name == "InstanceActionVolumePayload":
+        ia.notify_about_volume_attach_detach(ctx, inst, host, action, phase,
+                                             volume_id=VOLUME_ID,
+                                             exception=exc)
+    elif name == "InstanceActionVolumeSwapPayload":
+        ia.notify_about_volume_swap(ctx, inst, host, phase, VOLUME_ID,
+                                    OTHER_ID, exception=exc)
+    elif name == "InstanceExistsPayload":
+        ia.notify_about_instance_exists(ctx, inst, host=host)
+    else:
+        raise AssertionError(name)
+
+
+SPECIAL = ("InstanceActionRebuildPayload", "InstanceActionRescuePayload",
+           "InstanceActionResizePrepPayload",
+           "InstanceActionSnapshotPayload", "InstanceActionVolumePayload",
+           "InstanceActionVolumeSwapPayload", "InstanceExistsPayload")
+SPECIAL_SAMPLES = [
+    n for n in sorted(os.listdir(samples.SAMPLES))
+    if n.endswith(".json") and samples.load(n)["payload"].get(
+        "nova_object.name") in SPECIAL]
+
+
+@pytest.mark.parametrize("name", SPECIAL_SAMPLES)
+def test_special_action_sample(instance, name):
+    ctx, inst, bdms = instance
+    sample = samples.load(name)
+    exc = None
+    if sample["priority"] == "ERROR":
+        try:
+            raise ValueError("failed")
+        except ValueError as e:
+            exc = e
+    with NotificationCapture(fmt="versioned") as cap:
+        _send_special(ctx, inst, bdms, sample, exc)
+        [sent] = cap.versioned
+    assert sent["event_type"] == sample["event_type"]
+    assert sent["priority"] == sample["priority"]
+    assert sent["publisher_id"] == sample["publisher_id"]
+    diff = samples.schema_diff(sample["payload"], sent["payload"])
+    assert not diff, "\n".join(diff)
+
+
+def test_special_samples_found():
+    assert len(SPECIAL_SAMPLES) == 19
