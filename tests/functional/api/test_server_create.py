@@ -430,3 +430,41 @@ def test_concurrent_requests_never_pass_the_instance_quota(cloud):
     mappings = objects.InstanceMappingList.get_by_project_id(
         _ctxt(project), project)
     assert len(mappings) == accepted
+
+
+def test_admin_requested_and_forced_destinations_reach_the_spec(cloud):
+    _drain(cloud)
+    host = cloud.hosts[0]
+    node = cloud.nodes(host)[0].hypervisor_hostname
+    resp = _post(cloud.app, _server(host=host, hypervisor_hostname=node,
+                                    flavorRef="http://x/v2.1/flavors/c1"))
+    assert resp.status_int == 202, resp.text
+    spec = cloud.recorder.next_call()["request_specs"][0]
+    dest = spec.requested_destination
+    assert (dest.host, dest.node) == (host, node)
+    assert not spec.force_hosts
+
+    resp = _post(cloud.app, _server(availability_zone=f"nova:{host}"))
+    assert resp.status_int == 202, resp.text
+    spec = cloud.recorder.next_call()["request_specs"][0]
+    assert spec.force_hosts == [host] and spec.availability_zone == "nova"
+    assert spec.requested_destination is None
+
+    resp = _post(cloud.app, _server(availability_zone=f"nova:{host}",
+                                    host=host))
+    assert resp.status_int == 400
+    assert "mutually exclusive" in resp.json["badRequest"]["message"]
+
+
+def test_scheduler_hints_are_kept_as_lists_of_strings(cloud):
+    _drain(cloud)
+    other = str(uuid.uuid4())
+    resp = _post(cloud.app, dict(_server(), **{
+        "OS-SCH-HNT:scheduler_hints": {"same_host": [other],
+                                       "different_host": other,
+                                       "custom": 5}}))
+    assert resp.status_int == 202, resp.text
+    spec = cloud.recorder.next_call()["request_specs"][0]
+    assert spec.scheduler_hints == {"same_host": [other],
+                                    "different_host": [other],
+                                    "custom": ["5"]}
