@@ -468,3 +468,24 @@ def test_scheduler_hints_are_kept_as_lists_of_strings(cloud):
     assert spec.scheduler_hints == {"same_host": [other],
                                     "different_host": [other],
                                     "custom": ["5"]}
+
+
+def test_trusted_certificates_and_hidden_password(cloud):
+    _drain(cloud)
+    project = uuid.uuid4().hex
+    CONF.set_override("enable_instance_password", False, "api")
+    try:
+        resp = _post(cloud.app, _server(
+            trusted_image_certificates=["cert-1", "cert-2"],
+            adminPass="s3cret"), project=project, version="2.63")
+    finally:
+        CONF.clear_override("enable_instance_password", "api")
+    assert resp.status_int == 202, resp.text
+    assert "adminPass" not in resp.json["server"]
+    call = cloud.recorder.next_call()
+    assert call["admin_password"] == "s3cret"
+    req = webob.Request.blank(f"/v2.1/servers/{resp.json['server']['id']}")
+    req.headers["X-Auth-Token"] = f"u1:{project}"
+    req.headers["OpenStack-API-Version"] = "compute 2.63"
+    shown = req.get_response(cloud.app).json["server"]
+    assert shown["trusted_image_certificates"] == ["cert-1", "cert-2"]
