@@ -42,8 +42,12 @@ def test_filters_errors_and_request_id(sim):
 
 def test_user_token_for_users_service_credentials_for_admin(sim):
     from keystoneauth1 import loading as ks_loading
-    CONF.register_opts(ks_loading.get_auth_plugin_conf_options("password"),
-                       group="neutron")
+    # The plugin's options exist only while this test runs: left behind,
+    # their required auth_url would fail every later configuration parse.
+    known = set(CONF.neutron.keys())
+    plugin_opts = [o for o in ks_loading.get_auth_plugin_conf_options(
+        "password") if o.dest not in known]
+    CONF.register_opts(plugin_opts, group="neutron")
     CONF.set_override("auth_type", "password", group="neutron")
     CONF.set_override("auth_url", "http://127.0.0.1:9/identity",
                       group="neutron")
@@ -56,4 +60,5 @@ def test_user_token_for_users_service_credentials_for_admin(sim):
     finally:
         CONF.clear_override("auth_type", group="neutron")
         CONF.clear_override("auth_url", group="neutron")
+        CONF.unregister_opts(plugin_opts, group="neutron")
         neutron.reset()
