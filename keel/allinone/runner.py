@@ -27,6 +27,8 @@ class AllInOne:
         self.services = []
         self.api_server = None
         self._api_thread = None
+        self.image_server = None
+        self.image_endpoint = None
         self._stop = threading.Event()
         self._discovery_thread = None
 
@@ -44,6 +46,7 @@ class AllInOne:
         self._discovery_thread = threading.Thread(
             target=self._discovery_loop, name="discover-hosts", daemon=True)
         self._discovery_thread.start()
+        self._start_image_endpoint()
         self._start_api()
 
     def _start_services(self):
@@ -109,6 +112,30 @@ class AllInOne:
             target=self.api_server.serve, name="api-wsgi", daemon=True)
         self._api_thread.start()
 
+    def _start_image_endpoint(self):
+        """The local catalogue as a Glance v2 endpoint, when it is used."""
+        from keel.allinone import image_endpoint
+        from keel.api import server
+        from keel.image import api as image_api
+
+        opts = self.conf.image_catalogue
+        if not opts.serve or not image_api.use_local(self.conf):
+            return
+        try:
+            sock = server.listen(self.layout.listen, opts.port)
+        except OSError as exc:
+            LOG.warning("Image endpoint not served: port %s: %s", opts.port,
+                        exc)
+            return
+        self.image_endpoint = self.layout.url(sock.getsockname()[1])
+        settings.use_image_endpoint(self.conf, self.image_endpoint)
+        self.image_server = server.make_server(
+            sock, image_endpoint.ImageEndpoint(opts.path), threads=4,
+            shutdown_timeout=STOP_TIMEOUT)
+        self.image_server.prepare()
+        threading.Thread(target=self.image_server.serve, name="image-wsgi",
+                         daemon=True).start()
+
     # -- endpoints -----------------------------------------------------------
     @property
     def compute_endpoint(self):
@@ -132,6 +159,8 @@ class AllInOne:
             "  export OS_AUTH_TYPE=none",
             f"  export OS_ENDPOINT={self.compute_endpoint}",
             "  export OS_COMPUTE_API_VERSION=2.104",
+            *([f"  export OS_IMAGE_ENDPOINT_OVERRIDE={self.image_endpoint}"]
+              if self.image_endpoint else []),
             "  openstack server list",
             "",
             "Press Ctrl-C to stop.",
@@ -141,9 +170,11 @@ class AllInOne:
     def _images_banner(self):
         from keel.image import api as image_api
         if image_api.use_local(self.conf):
-            return (f"local catalogue {self.conf.image_catalogue.path} "
-                    f"(keel manage --config-file {self.layout.config_file}"
-                    f" image list)")
+            served = f", served at {self.image_endpoint}" \
+                if self.image_endpoint else ""
+            return (f"local catalogue {self.conf.image_catalogue.path}"
+                    f"{served} (keel manage --config-file "
+                    f"{self.layout.config_file} image list)")
         return "Glance ([glance] options)"
 
     # -- stop ----------------------------------------------------------------
@@ -151,6 +182,8 @@ class AllInOne:
         self._stop.set()
         if self.api_server is not None:
             _bounded(self.api_server.stop, "api")
+        if self.image_server is not None:
+            _bounded(self.image_server.stop, "image endpoint")
         services = list(reversed(self.services))
         threads = [threading.Thread(
             target=_bounded, args=(s.stop, repr(s)), daemon=True)

@@ -84,6 +84,20 @@ def apply(conf, layout, placement_endpoint):
                           group="image_catalogue")
 
 
+def use_image_endpoint(conf, endpoint):
+    """Point links and KubeVirt's image imports at the all-in-one's image
+    endpoint, unless the operator chose other URLs."""
+    if not conf.api.glance_link_prefix:
+        conf.set_override("glance_link_prefix", endpoint, group="api")
+    default_url = conf.kubevirt.glance_image_url
+    opt_default = conf._get_opt_info("glance_image_url",
+                                     "kubevirt")["opt"].default
+    if default_url == opt_default:
+        conf.set_override("glance_image_url",
+                          endpoint + "/v2/images/{image_id}/file",
+                          group="kubevirt")
+
+
 def write_config(conf, layout):
     """The wiring of this state directory as a config file for ``keel
     manage`` (rewritten on each start; edits to it are not read back)."""

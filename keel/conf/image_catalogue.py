@@ -16,6 +16,14 @@ opts = [
                help="Directory of the local image catalogue (one JSON file "
                     "per image, optional data file beside it). Unset: no "
                     "local catalogue, images come from Glance."),
+    cfg.BoolOpt("serve", default=True,
+                help="The all-in-one serves the catalogue as a Glance v2 "
+                     "endpoint (for the openstack CLI, openstacksdk's "
+                     "image proxy and KubeVirt's CDI imports)."),
+    cfg.PortOpt("port", default=9292,
+                help="Port of that endpoint (0: any free port). A port "
+                     "already in use leaves the endpoint off, with a "
+                     "warning."),
 ]
 
 

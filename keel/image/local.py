@@ -241,6 +241,57 @@ class LocalImageAPI:
             return None
         return _chunks(src)
 
+    # -- Glance-shaped access (the all-in-one's image endpoint) ---------------
+    def document(self, context, image_id):
+        """The stored Glance v2 document of a visible image."""
+        return dict(self._get_doc(context, image_id))
+
+    def documents(self, context):
+        """Glance v2 documents of the images Glance would list."""
+        return [d for d in self._all_docs() if self._listed(context, d)]
+
+    def patch(self, context, image_id, ops):
+        """Glance's JSON patch (add, replace, remove of top-level
+        attributes and properties; add of ``/locations/-``)."""
+        with self._locked():
+            doc = self._get_doc(context, image_id)
+            self._check_owner(context, doc)
+            for op in ops:
+                self._apply(doc, op)
+            self._validate(image_id, doc)
+            doc["updated_at"] = _now()
+            self._save(doc)
+        return dict(doc)
+
+    def _apply(self, doc, op):
+        def bad(msg):
+            raise exception.ImageBadRequest(image_id=doc["id"], response=msg)
+        kind, path = op.get("op"), op.get("path", "")
+        if kind == "add" and path == "/locations/-":
+            value = op.get("value") or {}
+            if not value.get("url"):
+                bad("Invalid location")
+            self._set_location(doc, value["url"])
+            return
+        key = path[1:] if path.startswith("/") else ""
+        if not key or "/" in key:
+            bad("Invalid JSON pointer for this resource: '%s'" % path)
+        if key in convert.READ_ONLY or key in ("owner",):
+            if not (key == "owner" and kind == "replace"):
+                raise exception.ImageNotAuthorized(image_id=doc["id"])
+        if kind in ("add", "replace"):
+            if kind == "replace" and key not in doc:
+                bad("Property %s does not exist." % key)
+            doc[key] = op.get("value")
+        elif kind == "remove":
+            if key not in doc:
+                bad("Property %s does not exist." % key)
+            if key in convert.BASE_ATTRIBUTES:
+                raise exception.ImageNotAuthorized(image_id=doc["id"])
+            del doc[key]
+        else:
+            bad("Unable to find '%s' in JSON Schema change" % kind)
+
     # -- helpers -------------------------------------------------------------
     @staticmethod
     def _validate(image_id, doc):

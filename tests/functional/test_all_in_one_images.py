@@ -1,6 +1,7 @@
 """The all-in-one's image catalogue as a user meets it: one seeded image
 (and the m1.* flavors) right after the first start, ``keel manage image``
 on the running process's catalogue, a server booted on them."""
+import re
 import subprocess
 import sys
 import time
@@ -28,6 +29,8 @@ def _manage(state, *argv):
 def test_seeded_image_and_manage_on_the_running_catalogue(
         tmp_path, config):  # noqa: F811
     # (Seeding only once across restarts: tests/unit/image/test_seed.py.)
+    config.write_text(config.read_text() +
+                      "[image_catalogue]\nport = 0\n")
     state = tmp_path / "state"
     disk = tmp_path / "extra.qcow2"
     disk.write_bytes(images.empty_qcow2())
@@ -39,6 +42,11 @@ def test_seeded_image_and_manage_on_the_running_catalogue(
         seed = seeded[images.SEED_NAME]
         assert seed["status"] == "ACTIVE"
         assert seed["metadata"]["kubevirt_container_disk"]
+        # the same catalogue as a Glance v2 endpoint, as the banner says
+        glance = re.search(r"served at (http://\S+)", aio.output()).group(1)
+        assert seed["links"][2]["href"] == f"{glance}/images/{seed['id']}"
+        listed = requests.get(glance + "/v2/images", timeout=10).json()
+        assert [i["id"] for i in listed["images"]] == [seed["id"]]
         # keel manage, in another process, on the running catalogue
         done = _manage(state, "register", "extra", "--file", str(disk),
                        "--property", "os_distro=cirros")

@@ -88,3 +88,23 @@ def test_flavors_seeded_once(tmp_path):
     finally:
         session.reset()
         CONF.clear_override("connection", group="api_database")
+
+
+def test_image_endpoint_becomes_the_glance_link_and_cdi_source():
+    conf = cfg.ConfigOpts()
+    keel_conf.register_all(conf)
+    conf([])
+    settings.use_image_endpoint(conf, "http://127.0.0.1:9393")
+    assert conf.api.glance_link_prefix == "http://127.0.0.1:9393"
+    assert conf.kubevirt.glance_image_url == \
+        "http://127.0.0.1:9393/v2/images/{image_id}/file"
+    # an operator's own choices stay
+    other = cfg.ConfigOpts()
+    keel_conf.register_all(other)
+    other([])
+    other.set_override("glance_link_prefix", "https://img.example", "api")
+    other.set_override("glance_image_url", "https://g/{image_id}",
+                       "kubevirt")
+    settings.use_image_endpoint(other, "http://127.0.0.1:9393")
+    assert other.api.glance_link_prefix == "https://img.example"
+    assert other.kubevirt.glance_image_url == "https://g/{image_id}"
