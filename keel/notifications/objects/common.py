@@ -81,7 +81,7 @@ class FlavorPayload(base.NotificationPayloadBase):
         'vcpu_weight': fields.IntegerField(nullable=True),
         'disabled': fields.BooleanField(),
         'is_public': fields.BooleanField(),
-        'extra_specs': fields.DictOfStringsField(),
+        'extra_specs': fields.DictOfStringsField(nullable=True),
         'projects': fields.ListOfStringsField(nullable=True),
         'description': fields.StringField(nullable=True),
     }
@@ -93,8 +93,6 @@ class FlavorPayload(base.NotificationPayloadBase):
             # would be a query (impossible in a cell): show null.
             flavor = flavor.obj_clone()
             flavor._context = None
-        if not flavor.obj_attr_is_set('extra_specs'):
-            flavor.extra_specs = {}
         self.populate_schema(flavor=flavor)
 
 
