@@ -7,6 +7,8 @@ Volumes need Cinder. Keel only writes the mapping; when no Cinder is
 configured a volume anywhere in the request is refused here, with a
 message that says so, rather than failing later on the host.
 """
+import re
+
 from oslo_utils import strutils
 
 from keel.conf import CONF
@@ -15,6 +17,7 @@ from keel import objects
 from keel.objects import fields
 
 _INT_FIELDS = ("boot_index", "volume_size")
+_EPHEMERAL = re.compile(r"^ephemeral(\d|[1-9]\d+)$")
 _API_KEYS = ("source_type", "destination_type", "guest_format",
              "device_type", "disk_bus", "boot_index", "device_name",
              "delete_on_termination", "snapshot_id", "volume_id",
@@ -44,6 +47,9 @@ def from_api(bdm, image_specified):
         dest = bdm.get("destination_type")
         device_uuid = bdm.get("uuid")
         volume_type = bdm.get("volume_type")
+        if source not in ("volume", "image", "snapshot", "blank"):
+            raise exception.InvalidBDMFormat(
+                details="Invalid source_type field.")
         if source == "blank" and device_uuid:
             raise exception.InvalidBDMFormat(details="Invalid device UUID.")
         if source != "blank":
@@ -96,15 +102,21 @@ def from_legacy(legacy, image_ref, root_device_name):
                        item.get("delete_on_termination", False)),
                "no_device": bool(item.get("no_device")),
                "volume_size": item.get("volume_size")}
-        if item.get("snapshot_id"):
+        virtual = item.get("virtual_name")
+        if virtual == "swap" or _EPHEMERAL.match(virtual or ""):
+            bdm.update(source_type="blank", destination_type="local",
+                       delete_on_termination=True,
+                       guest_format="swap" if virtual == "swap" else None)
+        elif item.get("snapshot_id"):
             bdm.update(source_type="snapshot", destination_type="volume",
                        snapshot_id=item["snapshot_id"])
         elif item.get("volume_id"):
             bdm.update(source_type="volume", destination_type="volume",
                        volume_id=item["volume_id"])
-        else:
-            bdm.update(source_type="blank", destination_type="local")
-        if bdm["source_type"] != "blank" and \
+        elif not bdm["no_device"]:
+            raise exception.InvalidBDMFormat(
+                details="Unrecognized legacy format.")
+        if bdm.get("source_type") not in (None, "blank") and \
                 strip_dev(bdm["device_name"]) == strip_dev(root_device_name):
             bdm["boot_index"] = 0
             volume_backed = True

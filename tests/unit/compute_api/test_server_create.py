@@ -281,3 +281,19 @@ def test_volume_destination_needs_cinder(conf):  # noqa: F811
     bdms[0]["volume_size"] = None
     with pytest.raises(exception.InvalidBDM):
         bdm.validate(None, bdms, _fl(), IMAGE, {})
+
+
+def test_legacy_swap_ephemeral_and_unknown_entries():
+    out = bdm.from_legacy([{"virtual_name": "swap", "device_name": "vdc",
+                            "volume_size": 1},
+                           {"virtual_name": "ephemeral0",
+                            "device_name": "vdb"}], IMAGE, "vda")
+    assert [(b["source_type"], b.get("guest_format"), b["boot_index"])
+            for b in out] == [("image", None, 0), ("blank", "swap", -1),
+                              ("blank", None, -1)]
+    with pytest.raises(exception.InvalidBDMFormat) as err:
+        bdm.from_legacy([{"device_name": "vdb"}], IMAGE, "vda")
+    assert err.value.kwargs["details"] == "Unrecognized legacy format."
+    with pytest.raises(exception.InvalidBDMFormat) as err:
+        bdm.from_api({"uuid": IMAGE, "boot_index": 0}, True)
+    assert err.value.kwargs["details"] == "Invalid source_type field."
