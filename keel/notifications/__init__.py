@@ -11,6 +11,17 @@ transport (``keel.rpc.transport.get_notification_transport()``):
   [notifications]/versioned_notifications_topics; payloads are
   ``nova_object.*`` primitives (``keel.notifications.objects``).
 
+Where things are:
+
+* ``instance``: instance create/action/delete/usage helpers, send_update,
+  compute-task failures (legacy + versioned);
+* ``instance_actions``: rebuild, rescue, resize_prep, snapshot, volume
+  attach/detach/swap, instance.exists;
+* ``others``: scheduler, keypair, service, flavor, aggregate, server group;
+* ``exception_wrapper``: ``@wrap_exception`` for RPC endpoints;
+* ``legacy``: the unversioned payload dicts; ``objects``: the versioned
+  payloads; ``testing``: a capture for tests.
+
 [notifications]/notification_format picks the kinds that are sent. With
 [oslo_messaging_notifications]/driver empty or ``noop`` nothing is sent and,
 more to the point, nothing is built: callers ask ``legacy_enabled()`` /
