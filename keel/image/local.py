@@ -90,8 +90,10 @@ class LocalImageAPI:
                            lambda fh: fh.write(body))
 
     def _load(self, image_id):
-        if not isinstance(image_id, str) or "/" in image_id or \
-                image_id.startswith("."):
+        # Every id is a UUID (create insists): anything else names no
+        # image, and never reaches the file system.
+        if not isinstance(image_id, str) or \
+                not uuidutils.is_uuid_like(image_id):
             return None
         try:
             with open(self._doc_path(image_id), "rb") as fh:

@@ -7,6 +7,7 @@ out of range, malformed). Deterministic (seeded) so a failure reproduces.
 """
 import json
 import random
+import pathlib
 import re
 import urllib.parse
 
@@ -76,6 +77,9 @@ def app(conf, databases):
     conf.config(connection=databases["api"], group="api_database")
     conf.config(connection=databases["cell1"], group="database")
     conf.config(transport_url="fake:/")
+    # The image proxy reads the local image catalogue (no Glance here).
+    conf.config(path=str(pathlib.Path(databases["api"][len("sqlite:///"):])
+                         .parent / "images"), group="image_catalogue")
     return deploy.deploy(CONF)
 
 
