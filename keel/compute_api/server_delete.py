@@ -41,7 +41,9 @@ def _compute_rpc():
 
 
 def check_locked(ctx, instance):
-    if instance.locked and not ctx.is_admin:
+    # A BuildRequest's instance may lack the field: never locked then.
+    locked = instance.obj_attr_is_set("locked") and instance.locked
+    if locked and not ctx.is_admin:
         raise exception.InstanceIsLocked(instance_uuid=instance.uuid)
 
 
