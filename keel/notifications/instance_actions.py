@@ -16,11 +16,16 @@
                            new_volume_id, exception=None)
   notify_about_instance_exists(context, instance, host=None,
                                audit_period=None)
+  notify_usage_exists(context, instance, host=None, current_period=False,
+                      extra_usage_info=None)
+      legacy compute.instance.exists and versioned instance.exists (the
+      periodic usage audit; resize and rebuild send it too in Nova)
 
-No-ops while versioned notifications are off.
+No-ops while their kind of notifications is off.
 """
 from keel import notifications
 from keel.notifications import audit
+from keel.notifications import legacy
 from keel.notifications import fields as nf
 from keel.notifications.instance import _fault_and_priority
 from keel.notifications.instance import _notification
@@ -135,3 +140,23 @@ def notify_about_instance_exists(context, instance, host=None,
     _send(context, o.InstanceExistsNotification,
           nf.NotificationPriority.INFO, host, SOURCE_COMPUTE,
           nf.NotificationAction.EXISTS, None, payload)
+
+
+def notify_usage_exists(context, instance, host=None, current_period=False,
+                        extra_usage_info=None):
+    """compute.instance.exists (legacy, with the audit period, image
+    metadata and an empty bandwidth) and instance.exists (versioned)."""
+    if not notifications.notifications_enabled():
+        return
+    begin, end = audit.audit_period_bounds(current_period)
+    if notifications.legacy_enabled():
+        sysmeta = (instance.system_metadata
+                   if instance.obj_attr_is_set('system_metadata') else {})
+        extra = dict(audit_period_beginning=str(begin),
+                     audit_period_ending=str(end), bandwidth={},
+                     image_meta=legacy.image_meta(sysmeta))
+        extra.update(extra_usage_info or {})
+        legacy.notify_about_instance_usage(context, instance, 'exists',
+                                           extra_usage_info=extra, host=host)
+    notify_about_instance_exists(context, instance, host=host,
+                                 audit_period=(begin, end))

@@ -97,3 +97,20 @@ def test_compute_task_legacy_request_spec(ctx):
     assert not spec.obj_attr_is_set("ignore_hosts")
     assert not spec.numa_topology.obj_attr_is_set("instance_uuid")
     assert not spec.obj_what_changed()
+
+
+def test_usage_exists_both_kinds(ctx):
+    from keel.notifications import instance_actions
+    inst = c.make_instance(ctx)
+    with NotificationCapture(fmt="both") as cap:
+        instance_actions.notify_usage_exists(ctx, inst, host="compute")
+        legacy = cap.wait_for("compute.instance.exists", versioned=False)
+        versioned = cap.wait_for("instance.exists")
+    assert set(legacy["payload"]) == INSTANCE_KEYS | {
+        "audit_period_beginning", "audit_period_ending", "bandwidth"}
+    assert legacy["payload"]["image_meta"] == {"hw_architecture": "x86_64"}
+    period = versioned["payload"]["nova_object.data"]["audit_period"][
+        "nova_object.data"]
+    # Legacy and versioned report the same (last completed) period.
+    assert legacy["payload"]["audit_period_ending"].startswith(
+        period["audit_period_ending"][:10])
