@@ -194,8 +194,7 @@ class GlanceClient:
 
     # -- images ----------------------------------------------------------------
     def get_image(self, context, image_id):
-        return self.request(context, "GET", "/v2/images/%s"
-                            % urllib.parse.quote(image_id, safe="")).json()
+        return self.request(context, "GET", _image_path(image_id)).json()
 
     def list_images(self, context, params, limit=None):
         """All images matching ``params``, following ``next`` links until
@@ -224,7 +223,7 @@ class GlanceClient:
 
     def patch_image(self, context, image_id, ops):
         return self.request(
-            context, "PATCH", "/v2/images/%s" % image_id, json=ops,
+            context, "PATCH", _image_path(image_id), json=ops,
             headers={"Content-Type": PATCH_MEDIA_TYPE}).json()
 
     def update_image(self, context, image_id, changes, remove=()):
@@ -252,7 +251,7 @@ class GlanceClient:
              "value": {"url": url, "metadata": metadata or {}}}])
 
     def delete_image(self, context, image_id):
-        self.request(context, "DELETE", "/v2/images/%s" % image_id,
+        self.request(context, "DELETE", _image_path(image_id),
                      ok=(204,))
 
     def upload(self, context, image_id, data):
@@ -262,19 +261,25 @@ class GlanceClient:
             body = iter(lambda: data.read(CHUNK), b"")
         else:
             body = data
-        self.request(context, "PUT", "/v2/images/%s/file" % image_id,
+        self.request(context, "PUT", _image_path(image_id, "/file"),
                      data=body, ok=(204,),
                      headers={"Content-Type": "application/octet-stream"})
 
     def download(self, context, image_id):
         """An iterator over the data, or None when the image has none."""
-        resp = self.request(context, "GET", "/v2/images/%s/file" % image_id,
+        resp = self.request(context, "GET", _image_path(image_id, "/file"),
                             stream=True, ok=(200, 204),
                             headers={"Accept": "application/octet-stream"})
         if resp.status_code == 204:
             resp.close()
             return None
         return _stream(resp)
+
+
+def _image_path(image_id, suffix=""):
+    # Quoted: an id from a request must not reach another Glance path.
+    return "/v2/images/%s%s" % (urllib.parse.quote(str(image_id), safe=""),
+                                suffix)
 
 
 def _stream(resp):
