@@ -14,6 +14,7 @@ API can translate them into Nova's exceptions.
 """
 import logging
 import threading
+import time
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
@@ -126,9 +127,15 @@ class _Adapters(object):
 _ADAPTERS = _Adapters()
 
 
+# Neutron's extension aliases per endpoint: (monotonic time, set).
+_EXTENSIONS = {}
+
+
 def reset():
-    """Forget cached adapters (after the configuration changed)."""
+    """Forget cached adapters and extension lists (after the
+    configuration changed)."""
     _ADAPTERS.reset()
+    _EXTENSIONS.clear()
 
 
 def get_client(context, admin=False, conf=None):
@@ -298,6 +305,17 @@ class NeutronClient(object):
     # -- extensions, quotas, auto-allocation --------------------------------
     def list_extensions(self):
         return self._call("GET", "/extensions")["extensions"]
+
+    def has_extension(self, alias, max_age=600):
+        """Whether Neutron has ``alias``; the list is read again only when
+        older than ``max_age`` seconds ([neutron]/extension_sync_interval)."""
+        key = getattr(self.adapter, "endpoint_override", None)
+        cached = _EXTENSIONS.get(key)
+        now = time.monotonic()
+        if cached is None or now - cached[0] > max_age:
+            cached = (now, {e["alias"] for e in self.list_extensions()})
+            _EXTENSIONS[key] = cached
+        return alias in cached[1]
 
     def show_quota(self, project_id):
         return self._call("GET", "/quotas/%s" % project_id)["quota"]

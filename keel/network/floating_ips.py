@@ -28,8 +28,8 @@ class NeutronFloatingIPAPI(object):
         return client_mod.get_client(context, conf=self.conf)
 
     def _port_details_ext(self, client):
-        return FIP_PORT_DETAILS in {e["alias"]
-                                    for e in client.list_extensions()}
+        return client.has_extension(
+            FIP_PORT_DETAILS, self.conf.neutron.extension_sync_interval)
 
     def _with_details(self, client, context, fips):
         """Add ``network_details`` and ``port_details`` to each floating IP

@@ -51,8 +51,6 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
         if conf is None:
             from keel.conf import CONF as conf
         self.conf = conf
-        self._extensions = None
-        self._extensions_at = 0.0
 
     def _client(self, context, admin=False):
         return client_mod.get_client(context, admin=admin, conf=self.conf)

@@ -2,7 +2,6 @@
 request is valid, and how many instances the project's port quota allows
 (Nova's validate_networks), plus security group names to ids."""
 import logging
-import time
 
 from keel.clients import neutron as client_mod
 from keel import exception
@@ -27,13 +26,8 @@ class ValidationMixin(object):
 
     # -- extensions --------------------------------------------------------
     def has_extension(self, context, alias):
-        interval = self.conf.neutron.extension_sync_interval
-        if self._extensions is None or \
-                time.monotonic() - self._extensions_at > interval:
-            self._extensions = {e["alias"] for e in
-                                self._client(context).list_extensions()}
-            self._extensions_at = time.monotonic()
-        return alias in self._extensions
+        return self._client(context).has_extension(
+            alias, self.conf.neutron.extension_sync_interval)
 
     # -- available networks ------------------------------------------------
     def _get_available_networks(self, context, project_id, net_ids=None,
