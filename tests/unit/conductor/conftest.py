@@ -1,7 +1,9 @@
-"""Real SQLite API, cell0 and cell1 databases for the conductor workflows;
-the scheduler, the compute and Placement are small recording stand-ins so
-each test decides what they answer (the functional tests in
-tests/functional/boot/ run the real ones)."""
+"""Real API, cell0 and cell1 databases for the conductor workflows (SQLite;
+KEEL_OBJECTS_TEST_BACKEND=mysql or postgresql runs the same tests on the
+machine's servers); the scheduler, the compute and Placement are small
+recording stand-ins so each test decides what they answer (the functional
+tests in tests/functional/boot/ run the real ones)."""
+import os
 import uuid
 
 from oslo_serialization import jsonutils
@@ -14,10 +16,12 @@ from keel.db.cell import models as cell_models
 from keel.db import session
 from keel import exception
 from keel import objects
+from tests.fixtures import databases
 from tests.unit.api.conftest import ensure_parsed
 
 objects.register_all()
 
+BACKEND = os.environ.get("KEEL_OBJECTS_TEST_BACKEND", "sqlite")
 CELL1_UUID = "1f3c5e7a-9b2d-4f6a-8c0e-2a4b6c8d0e1f"
 HOSTS = ("host-a", "host-b", "host-c")
 
@@ -90,7 +94,8 @@ def selection(host, areq=True):
 @pytest.fixture
 def cells(tmp_path):
     ensure_parsed()
-    urls = {n: f"sqlite:///{tmp_path}/{n}.sqlite"
+    urls = {n: databases.create(BACKEND, prefix="keel_cond" + n,
+                                tmp_path=tmp_path)
             for n in ("api", "cell0", "cell1")}
     CONF.set_override("connection", urls["api"], group="api_database")
     CONF.set_override("connection", urls["cell1"], group="database")
@@ -113,6 +118,8 @@ def cells(tmp_path):
     session.reset()
     CONF.clear_override("connection", group="api_database")
     CONF.clear_override("connection", group="database")
+    for url in urls.values():
+        databases.drop(url)
 
 
 @pytest.fixture
