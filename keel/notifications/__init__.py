@@ -157,6 +157,10 @@ def _base_notifier(topics):
         with _lock:
             notifier = _notifiers.get(key)
             if notifier is None:
+                # Notifiers of a transport that was replaced (cleanup,
+                # tests) are dropped rather than kept alive here.
+                for old in [k for k in _notifiers if k[0] is not transport]:
+                    del _notifiers[old]
                 notifier = messaging.Notifier(
                     transport, serializer=_Serializer(),
                     topics=list(topics) if topics else None)
