@@ -174,19 +174,64 @@ class LocalImageAPI:
             doc["owner"] = _project(context)
         if location:
             self._set_location(doc, location, image_meta.get("size"))
-        with self._locked():
-            if self._load(image_id) is not None:
-                raise exception.ImageBadRequest(
-                    image_id=image_id,
-                    response="Image with identifier %s already exists!"
-                             % image_id)
-            if data is not None:
-                self._store_data(doc, data)
-            self._save(doc)
+        spooled = None
+        if data is not None:
+            self._check_formats(doc)
+            # Written before taking the lock: a large upload must not hold
+            # up every other writer of the catalogue.
+            spooled = self._spool(data)
+        try:
+            with self._locked():
+                if self._load(image_id) is not None:
+                    raise exception.ImageBadRequest(
+                        image_id=image_id,
+                        response="Image with identifier %s already exists!"
+                                 % image_id)
+                if spooled is not None:
+                    self._commit_data(doc, spooled)
+                    spooled = None
+                self._save(doc)
+        finally:
+            _discard(spooled)
         return convert.from_glance(doc)
 
     def update(self, context, image_id, image_meta, data=None,
                purge_props=True):
+        if data is None:
+            return self._update(context, image_id, image_meta, purge_props)
+        # Glance's queued -> saving -> active: "saving" claims the upload
+        # (a second one is refused) while the data is written unlocked.
+        self._transition(context, image_id, "queued", "saving")
+        spooled = None
+        try:
+            spooled = self._spool(data)
+            image = self._update(context, image_id, image_meta,
+                                 purge_props, spooled=spooled)
+            spooled = None
+            return image
+        except BaseException:
+            with contextlib.suppress(exception.NovaException):
+                self._transition(None, image_id, "saving", "queued")
+            raise
+        finally:
+            _discard(spooled)
+
+    def _transition(self, context, image_id, old, new):
+        with self._locked():
+            doc = self._get_doc(context, image_id)
+            self._check_owner(context, doc)
+            if doc["status"] != old:
+                raise exception.ImageBadRequest(
+                    image_id=image_id,
+                    response="Image status transition from %s to %s is not "
+                             "allowed" % (doc["status"], new))
+            if new == "saving":
+                self._check_formats(doc)
+            doc["status"] = new
+            self._save(doc)
+
+    def _update(self, context, image_id, image_meta, purge_props,
+                spooled=None):
         with self._locked():
             doc = self._get_doc(context, image_id)
             self._check_owner(context, doc)
@@ -204,13 +249,13 @@ class LocalImageAPI:
             doc.update(changes)
             if location:
                 self._set_location(doc, location, image_meta.get("size"))
-            if data is not None:
-                if doc["status"] != "queued":
+            if spooled is not None:
+                if doc["status"] != "saving":
                     raise exception.ImageBadRequest(
                         image_id=image_id,
-                        response="Image status transition from %s to saving "
-                                 "is not allowed" % doc["status"])
-                self._store_data(doc, data)
+                        response="Image status transition from %s to "
+                                 "active is not allowed" % doc["status"])
+                self._commit_data(doc, spooled)
             doc["updated_at"] = _now()
             self._save(doc)
         return convert.from_glance(doc)
@@ -324,29 +369,48 @@ class LocalImageAPI:
         doc["container_format"] = doc.get("container_format") or \
             DEFAULT_CONTAINER_FORMAT
 
-    def _store_data(self, doc, data):
-        """Write the data (bytes, a file object or an iterable of chunks)
-        and mark the image active, as a Glance upload does."""
+    @staticmethod
+    def _check_formats(doc):
         if not doc.get("disk_format") or not doc.get("container_format"):
             raise exception.ImageBadRequest(
                 image_id=doc["id"],
                 response="Properties disk_format, container_format must be "
                          "set prior to saving data.")
+
+    def _spool(self, data):
+        """Write the data (bytes, a file object or an iterable of chunks)
+        to a temporary file of the catalogue, hashing it on the way."""
         md5, sha = hashlib.md5(usedforsecurity=False), hashlib.sha512()
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=".tmp-")
+        size = 0
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                for chunk in _iter_data(data):
+                    md5.update(chunk)
+                    sha.update(chunk)
+                    fh.write(chunk)
+                    size += len(chunk)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except BaseException:
+            _discard({"path": tmp})
+            raise
+        return {"path": tmp, "size": size, "checksum": md5.hexdigest(),
+                "os_hash_value": sha.hexdigest()}
 
-        def write(fh):
-            size = 0
-            for chunk in _iter_data(data):
-                md5.update(chunk)
-                sha.update(chunk)
-                fh.write(chunk)
-                size += len(chunk)
-            return size
+    def _commit_data(self, doc, spooled):
+        """Move spooled data into place and mark the image active, as a
+        Glance upload does (called under the lock)."""
+        os.replace(spooled["path"], self.data_path(doc["id"]))
+        doc.update(size=spooled["size"], checksum=spooled["checksum"],
+                   os_hash_algo="sha512",
+                   os_hash_value=spooled["os_hash_value"], status="active")
 
-        size = self._write_atomic(self.data_path(doc["id"]), write)
-        doc.update(size=size, checksum=md5.hexdigest(),
-                   os_hash_algo="sha512", os_hash_value=sha.hexdigest(),
-                   status="active")
+
+def _discard(spooled):
+    if spooled is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(spooled["path"])
 
 
 def _iter_data(data):

@@ -160,3 +160,27 @@ def test_concurrent_processes_lose_no_update(cat):
     assert all(p.exitcode == 0 for p in procs)
     props = cat.get(ctx(), img["id"])["properties"]
     assert len(props) == 45
+
+
+def test_upload_claims_the_image_and_a_failed_one_leaves_it_queued(cat):
+    img = cat.create(ctx(), _meta())
+    seen = {}
+
+    def chunks():
+        yield b"abc"
+        # mid-upload: the image is saving, a second upload is refused
+        seen["status"] = cat.get(ctx(), img["id"])["status"]
+        with pytest.raises(exception.ImageBadRequest):
+            cat.update(ctx(), img["id"], {}, data=b"other",
+                       purge_props=False)
+        raise IOError("connection lost")
+
+    with pytest.raises(IOError):
+        cat.update(ctx(), img["id"], {}, data=chunks(), purge_props=False)
+    assert seen["status"] == "saving"
+    assert cat.get(ctx(), img["id"])["status"] == "queued"
+    assert not [n for n in os.listdir(cat.path) if n.startswith(".tmp-")]
+    done = cat.update(ctx(), img["id"], {}, data=b"abcd", purge_props=False)
+    assert done["status"] == "active" and done["size"] == 4
+    with pytest.raises(exception.ImageBadRequest):  # active: no re-upload
+        cat.update(ctx(), img["id"], {}, data=b"x", purge_props=False)
