@@ -24,6 +24,7 @@ from oslo_utils import uuidutils
 from keel import exception
 from keel.image import convert
 from keel.image import filters as filters_mod
+from keel.image import json_patch
 
 CHUNK = 64 * 1024
 DEFAULT_DISK_FORMAT = "qcow2"
@@ -304,40 +305,19 @@ class LocalImageAPI:
             doc = self._get_doc(context, image_id)
             self._check_owner(context, doc)
             for op in ops:
-                self._apply(doc, op)
+                if op.get("op") == "add" and \
+                        op.get("path") == "/locations/-":
+                    url = (op.get("value") or {}).get("url")
+                    if not url:
+                        raise exception.ImageBadRequest(
+                            image_id=image_id, response="Invalid location")
+                    self._set_location(doc, url)
+                else:
+                    json_patch.apply(doc, op)
             self._validate(image_id, doc)
             doc["updated_at"] = _now()
             self._save(doc)
         return dict(doc)
-
-    def _apply(self, doc, op):
-        def bad(msg):
-            raise exception.ImageBadRequest(image_id=doc["id"], response=msg)
-        kind, path = op.get("op"), op.get("path", "")
-        if kind == "add" and path == "/locations/-":
-            value = op.get("value") or {}
-            if not value.get("url"):
-                bad("Invalid location")
-            self._set_location(doc, value["url"])
-            return
-        key = path[1:] if path.startswith("/") else ""
-        if not key or "/" in key:
-            bad("Invalid JSON pointer for this resource: '%s'" % path)
-        if key in convert.READ_ONLY or key in ("owner",):
-            if not (key == "owner" and kind == "replace"):
-                raise exception.ImageNotAuthorized(image_id=doc["id"])
-        if kind in ("add", "replace"):
-            if kind == "replace" and key not in doc:
-                bad("Property %s does not exist." % key)
-            doc[key] = op.get("value")
-        elif kind == "remove":
-            if key not in doc:
-                bad("Property %s does not exist." % key)
-            if key in convert.BASE_ATTRIBUTES:
-                raise exception.ImageNotAuthorized(image_id=doc["id"])
-            del doc[key]
-        else:
-            bad("Unable to find '%s' in JSON Schema change" % kind)
 
     # -- helpers -------------------------------------------------------------
     @staticmethod
