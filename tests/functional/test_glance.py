@@ -274,6 +274,24 @@ def test_api_servers_are_tried_in_turn(recorder):
         assert client.list_images(None, {}) == []
 
 
+def test_user_token_and_catalog_when_glance_has_no_options(recorder):
+    # As Nova: the caller's token, Glance found in the caller's catalog
+    # (internal before public, version suffix stripped).
+    url = "http://127.0.0.1:%d" % recorder.server_address[1]
+    ctx = keel_context.RequestContext(
+        user_id="u", project_id="p", auth_token="tok-123",
+        service_catalog=[{"type": "image", "endpoints": [
+            {"interface": "public", "url": "http://public.invalid:9292",
+             "region": "RegionOne"},
+            {"interface": "internal", "url": url + "/v2",
+             "region": "RegionOne"}]}])
+    client = _client(num_retries=0)
+    assert client.list_images(ctx, {}) == []
+    assert recorder.seen[-1]["X-Auth-Token"] == "tok-123"
+    from keel.image import api as image_api
+    assert image_api.glance_url(ctx, _conf()) == url
+
+
 def test_corrupt_download_raises(recorder):
     url = "http://127.0.0.1:%d" % recorder.server_address[1]
     client = _client(endpoint_override=url, num_retries=0)
