@@ -42,6 +42,35 @@ def update_instance_cache(context, instance, nw_info):
     instance.obj_reset_changes(["info_cache"])
 
 
+def record_vifs(context, instance, ports):
+    """A VirtualInterface row per new port (uuid, MAC, the request's device
+    tag), as Nova keeps them for device tagging and metadata."""
+    from keel import objects
+    if "info_cache" not in getattr(instance, "fields", {}):
+        return
+    for port, tag in ports:
+        if objects.VirtualInterface.get_by_uuid(context, port["id"]):
+            continue
+        objects.VirtualInterface(context, uuid=port["id"],
+                                 address=port["mac_address"],
+                                 instance_uuid=instance.uuid,
+                                 tag=tag).create()
+
+
+def forget_vifs(context, instance, port_id=None):
+    """Drop the instance's VirtualInterface rows (one port's, or all)."""
+    from keel import objects
+    if "info_cache" not in getattr(instance, "fields", {}):
+        return
+    if port_id is None:
+        objects.VirtualInterface.delete_by_instance_uuid(context,
+                                                         instance.uuid)
+        return
+    vif = objects.VirtualInterface.get_by_uuid(context, port_id)
+    if vif is not None:
+        vif.destroy()
+
+
 class NetworkAPI(object):
     """The contract (Nova's nova.network.neutron.API, the part keel uses)."""
 

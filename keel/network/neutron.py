@@ -174,6 +174,9 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
                         raise exception.PortInUse(port_id=port["id"])
                     raise
                 ordered.append(port)
+            base.record_vifs(context, instance,
+                             [(p, getattr(r, "tag", None))
+                              for p, r in zip(ordered, reqs)])
         except Exception:
             self._unbind_ports(admin, preexisting)
             self._delete_ports(admin, created)
@@ -216,6 +219,7 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
         self._unbind_ports(admin, [i for i in ids if i in keep])
         self._delete_ports(admin, [i for i in ids if i not in keep],
                            raise_if_fail=True)
+        base.forget_vifs(context, instance)
         base.update_instance_cache(context, instance, model.NetworkInfo())
 
     # -- interfaces (attach/detach) ----------------------------------------
@@ -225,7 +229,7 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
         """One more interface: the user's port, or a new one on a network
         (Nova's interface attach)."""
         req = _Request(network_id=network_id, port_id=port_id,
-                       address=requested_ip)
+                       address=requested_ip, tag=tag)
         return self.allocate_for_instance(context, instance, [req],
                                           bind_host_id=bind_host_id)
 
@@ -236,6 +240,7 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
             self._unbind_ports(admin, [port_id])
         else:
             self._delete_ports(admin, [port_id], raise_if_fail=True)
+        base.forget_vifs(context, instance, port_id)
         return self._refresh(context, instance, admin)
 
     # -- moves -------------------------------------------------------------
@@ -293,10 +298,12 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
 class _Request(object):
     """A network request made up by allocation (the default network)."""
 
-    def __init__(self, network_id=None, port_id=None, address=None):
+    def __init__(self, network_id=None, port_id=None, address=None,
+                 tag=None):
         self.network_id = network_id
         self.port_id = port_id
         self.address = address
+        self.tag = tag
 
 
 def _sg_names(security_groups):

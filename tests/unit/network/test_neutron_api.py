@@ -254,3 +254,17 @@ def test_interface_attach_detach_and_move(sim, napi, ctx, make_instance):
     assert len(info) == 1
     assert user_port["id"] in sim.ports  # the user's port is kept
     assert sim.ports[user_port["id"]]["device_id"] == ""
+
+
+def test_virtual_interfaces_follow_the_ports(sim, napi, ctx, make_instance):
+    net = sim.add_network("private", PROJECT, cidr="10.0.0.0/24")
+    inst = make_instance()
+    reqs = requests((net["id"], None, None))
+    reqs.objects[0].tag = "nic1"
+    info = napi.allocate_for_instance(ctx, inst, reqs)
+    vifs = objects.VirtualInterfaceList.get_by_instance_uuid(ctx, inst.uuid)
+    assert [(v.uuid, v.address, v.tag) for v in vifs] == [
+        (info[0]["id"], info[0]["address"], "nic1")]
+    napi.deallocate_for_instance(ctx, inst)
+    assert len(objects.VirtualInterfaceList.get_by_instance_uuid(
+        ctx, inst.uuid)) == 0
