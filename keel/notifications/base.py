@@ -20,13 +20,14 @@ from keel.objects import fields
 
 LOG = logging.getLogger(__name__)
 
-# Payload classes by name: ObjectField('FlavorPayload') resolves through
-# the ovo registry, so notification classes are registered in a registry of
-# their own, which keeps them out of keel.objects and of RPC.
+# register_if(False) gives a class the ovo field machinery without putting
+# it in the RPC registry (nor in keel.objects).
 register_notification = base.KeelObjectRegistry.register_if(False)
 
 
 class NotificationRegistry:
+    """The catalogue of notification and payload classes by name."""
+
     classes = {}
 
     @classmethod
@@ -64,15 +65,6 @@ class NotificationObject(base.KeelObject):
 
     def obj_reset_changes(self, fields=None, recursive=False):
         self._changed_fields.clear()
-
-    @classmethod
-    def obj_class_from_name(cls, objname, objver):
-        # Nested payloads (ObjectField('IpPayload')) are looked up among the
-        # notification classes, not in the RPC registry.
-        found = NotificationRegistry.classes.get(objname)
-        if found is not None:
-            return found
-        return super().obj_class_from_name(objname, objver)
 
 
 @notification

@@ -247,3 +247,17 @@ def test_instance_not_in_a_cell_yet(ctx, capture):
     _check(end, "instance-delete-end_not_scheduled.json")
     data = end["payload"]["nova_object.data"]
     assert data["ip_addresses"] == [] and data["host"] is None
+
+
+def test_payloads_report_no_changes_and_stay_out_of_rpc(ctx):
+    from keel.notifications.objects import instance as inst_obj
+    from keel.objects import base as obj_base
+    inst = c.make_instance(ctx)
+    payload = inst_obj.InstanceActionPayload(ctx, inst, fault=None)
+    prim = payload.obj_to_primitive()
+    assert "nova_object.changes" not in prim
+    assert "nova_object.changes" not in prim["nova_object.data"]["flavor"]
+    # Not an RPC object: the RPC registry does not know the name.
+    assert "InstanceActionPayload" not in \
+        obj_base.KeelObjectRegistry.obj_classes()
+    assert not hasattr(objects, "InstanceActionPayload")
