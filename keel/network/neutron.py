@@ -51,6 +51,10 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
         if conf is None:
             from keel.conf import CONF as conf
         self.conf = conf
+        # [neutron_physnet_<name>] groups exist once [neutron]/physnets is
+        # read (Nova registers them after parsing the configuration).
+        from keel.conf import neutron as neutron_conf
+        neutron_conf.register_dynamic_opts(conf)
 
     def _client(self, context, admin=False):
         return client_mod.get_client(context, admin=admin, conf=self.conf)
