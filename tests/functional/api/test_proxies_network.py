@@ -380,3 +380,17 @@ def test_openstacksdk_server_groups_and_floating_ip(api_env, sim,  # noqa
         assert sim.floatingips[fip["id"]]["port_id"] is None
     finally:
         conn.close()
+
+
+def test_reader_reads_but_cannot_write(cells_db, conf, sim):  # noqa: F811
+    from keel.api import deploy
+    conf.config(auth_strategy="keel-development", group="api")
+    conf.config(development_roles=["reader"], group="api")
+    app = deploy.deploy(CONF)
+    assert call(app, "/v2.1/os-security-groups", headers=V235).status_int \
+        == 200
+    denied = call(app, "/v2.1/os-security-groups", "POST", V235,
+                  {"security_group": {"name": "x", "description": ""}})
+    assert denied.status_int == 403
+    assert call(app, "/v2.1/os-floating-ips", "POST", V235,
+                {}).status_int == 403
