@@ -80,9 +80,10 @@ def fake_transport():
         CONF.clear_override("transport_url")
 
 
-@pytest.fixture
-def dbs(tmp_path):
-    with cell_databases(tmp_path):
+@pytest.fixture(scope="module")
+def dbs(tmp_path_factory):
+    # One pair per test module: every test makes its own instances.
+    with cell_databases(tmp_path_factory.mktemp("ntfdb")):
         yield
 
 
