@@ -106,3 +106,32 @@ def test_sdk_delete_while_scheduling_builds_nothing(cloud, conn,
     for svc in cloud.services:
         if svc.binary == "nova-compute":
             assert server.id not in svc.manager.driver.list_instance_uuids()
+
+
+def test_sdk_anti_affinity_group_spreads_then_runs_out(cloud, conn):
+    group = conn.compute.create_server_group(name="spread",
+                                             policy="anti-affinity")
+    hints = {"group": group.id}
+    conn.compute.create_server(
+        name="spread", image_id=IMAGE_ID, flavor_id="sdk.small",
+        networks="none", min_count=2, max_count=2, scheduler_hints=hints)
+    members = wait_for(lambda: len(conn.compute.get_server_group(
+        group.id).member_ids) == 2 and conn.compute.get_server_group(
+        group.id).member_ids, timeout=10)
+    servers = [conn.compute.wait_for_server(
+        conn.compute.get_server(m), status="ACTIVE", interval=0.1, wait=30)
+        for m in members]
+    assert sorted(s.compute_host for s in servers) == sorted(cloud.hosts)
+
+    # Every host has a member now: the scheduler, given the group's hosts
+    # by the conductor, finds none for a third.
+    third = conn.compute.create_server(
+        name="spread-3", image_id=IMAGE_ID, flavor_id="sdk.small",
+        networks="none", scheduler_hints=hints)
+    third = conn.compute.wait_for_server(third, status="ERROR",
+                                         failures=[], interval=0.1, wait=30)
+    assert third.fault["message"].startswith("No valid host was found.")
+    for server in servers + [third]:
+        conn.compute.delete_server(server)
+    for server in servers + [third]:
+        conn.compute.wait_for_delete(server, interval=0.1, wait=30)

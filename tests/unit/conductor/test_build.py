@@ -254,3 +254,31 @@ def test_cell_write_failure_buries_in_cell0_nothing_half_written(
     assert report.deleted == [boots[0].uuid]
     assert gone(ctxt, boots[0].uuid)
     assert compute.casts == []
+
+
+def test_the_scheduler_gets_the_groups_current_hosts(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-b")
+    group = objects.InstanceGroup(ctxt, name="spread",
+                                  policy="anti-affinity",
+                                  project_id=ctxt.project_id,
+                                  user_id=ctxt.user_id)
+    group.create()
+    first, kwargs = helpers.boot_request(ctxt)
+    run(ctxt, deps, kwargs)
+    with keel_context.target_cell(ctxt, cells["cell1"]) as cctxt:
+        inst = objects.Instance.get_by_uuid(cctxt, first[0].uuid)
+        inst.host = "host-a"
+        inst.save()
+    objects.InstanceGroup.add_members(ctxt, group.uuid, [first[0].uuid])
+
+    second, kwargs = helpers.boot_request(ctxt)
+    # As the API stores it: members and hosts are looked up when used.
+    kwargs["request_specs"][0].instance_group = objects.InstanceGroup(
+        ctxt, uuid=group.uuid, policy="anti-affinity", hosts=None,
+        members=None)
+    run(ctxt, deps, kwargs)
+
+    spec, _ = scheduler.calls[-1]
+    assert spec.instance_group.hosts == ["host-a"]
+    assert spec.instance_group.members == [first[0].uuid]
