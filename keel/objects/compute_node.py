@@ -270,6 +270,49 @@ class ComputeNodeList(base.ObjectListBase, base.KeelObject):
         return nodes
 
     @classmethod
+    def get_scheduling_rows(cls, context, compute_uuids,
+                            binary="nova-compute"):
+        """``{uuid: (version, host, service)}`` of the live nodes, from one
+        query joining each node to its compute service: ``version`` is the
+        node's updated_at or created_at (a reader reloads a node only when
+        it moves), ``service`` a dict of what liveness checks read, or None
+        when the node has no live service.  The heartbeat is one coalesced
+        column so each row parses one timestamp, not three (the scheduler
+        reads a thousand rows per request)."""
+        node, svc = models.ComputeNode, models.Service
+        heartbeat = sa.type_coerce(
+            sa.func.coalesce(svc.last_seen_up, svc.created_at),
+            sa.DateTime()).label("last_seen_up")
+        query = (sa.select(
+            node.uuid, sa.type_coerce(
+                sa.func.coalesce(node.updated_at, node.created_at),
+                sa.DateTime()).label("node_version"),
+            node.host, svc.id, svc.uuid.label("service_uuid"),
+            svc.disabled, svc.disabled_reason, svc.forced_down, heartbeat,
+            svc.version)
+            .select_from(node)
+            .outerjoin(svc, sa.and_(svc.host == node.host,
+                                    svc.binary == binary,
+                                    svc.deleted == 0))
+            .where(node.uuid.in_(sa.bindparam("uuids", expanding=True)),
+                   node.deleted == 0))
+        found = {}
+        with h.cell_reader(context) as s:
+            for row in s.execute(query, {"uuids": list(compute_uuids)}):
+                service = None
+                if row.id is not None:
+                    service = {
+                        "id": row.id, "uuid": row.service_uuid,
+                        "host": row.host, "binary": binary,
+                        "disabled": row.disabled,
+                        "disabled_reason": row.disabled_reason,
+                        "forced_down": row.forced_down,
+                        "last_seen_up": row.last_seen_up,
+                        "version": row.version}
+                found[row.uuid] = (row.node_version, row.host, service)
+        return found
+
+    @classmethod
     def get_versions_by_uuids(cls, context, compute_uuids):
         """``{uuid: updated_at or created_at}`` of the live nodes: one
         light query (no objects) so a reader can keep a cache of the

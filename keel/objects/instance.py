@@ -617,8 +617,12 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
         inst = models.Instance
         by_host = {}
         with h.cell_reader(context) as s:
-            for host, uuid in s.execute(sa.select(inst.host, inst.uuid).where(
-                    inst.host.in_(hosts), inst.deleted == 0)):
+            # An expanding parameter: the statement compiles once and is
+            # cached, not once per call with a literal per host.
+            query = sa.select(inst.host, inst.uuid).where(
+                inst.host.in_(sa.bindparam("hosts", expanding=True)),
+                inst.deleted == 0)
+            for host, uuid in s.execute(query, {"hosts": list(hosts)}):
                 by_host.setdefault(host, []).append(uuid)
         return by_host
 

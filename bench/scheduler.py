@@ -1,0 +1,211 @@
+"""One scheduling decision among many hosts (default 1,000).
+
+Prints figures and ratios; it asserts nothing (timed tests are not tests).
+
+    .venv/bin/python bench/scheduler.py [--hosts 1000] [--decisions 50]
+
+A real Placement (in this process, SQLite, over loopback HTTP) holds one
+resource provider per host with VCPU/MEMORY_MB/DISK_GB inventory; the cell
+database holds the matching compute nodes and services.  Each decision is
+``Scheduler.select_destinations`` for one instance with alternates, the
+claim included (the allocation is removed again afterwards, outside the
+timing).  The target (issue 4) is 20 ms of *scheduler* time: the wall time
+minus the time spent waiting on Placement's answers, which is printed
+separately.
+"""
+import argparse
+import cProfile
+import logging
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+TARGET_MS = 20.0
+CELL_UUID = "5e1c2f0a-7b3d-4c8e-9a1f-0b2c3d4e5f60"
+
+
+def _setup_conf(tmp, placement_endpoint):
+    from keel.cmd import common
+    from keel.conf import CONF
+
+    common.parse_args([], "bench-scheduler")
+    CONF.set_override("connection", f"sqlite:///{tmp}/api.sqlite",
+                      "api_database")
+    CONF.set_override("connection", f"sqlite:///{tmp}/cell1.sqlite",
+                      "database")
+    CONF.set_override("auth_type", "none", "placement")
+    CONF.set_override("endpoint_override", placement_endpoint, "placement")
+    CONF.set_override("track_instance_changes", False, "filter_scheduler")
+
+
+def _create_databases(tmp):
+    from keel import context as keel_context
+    from keel.db.api import models as api_models
+    from keel.db.cell import models as cell_models
+    from keel.db import session
+    from keel import objects
+
+    session.reset()
+    api_models.Base.metadata.create_all(session.api_engine())
+    cell_url = f"sqlite:///{tmp}/cell1.sqlite"
+    cell_models.Base.metadata.create_all(session.cell_engine(cell_url))
+    ctxt = keel_context.get_admin_context()
+    objects.CellMapping(ctxt, uuid=CELL_UUID, name="cell1",
+                        transport_url="fake:/",
+                        database_connection=cell_url).create()
+    return ctxt
+
+
+def _populate(ctxt, placement, hosts):
+    """``hosts`` compute nodes + services in the cell, providers with
+    inventory in Placement, host mappings in the API database."""
+    from keel.db.cell import models as cell_models
+    from keel.db import session
+    from keel import objects
+
+    cell = objects.CellMapping.get_by_uuid(ctxt, CELL_UUID)
+    now = time.strftime("%Y-%m-%d %H:%M:%S")
+    node_uuids = []
+    with session.cell_writer(ctxt) as db:
+        for i in range(hosts):
+            host = f"bench-host-{i:04d}"
+            svc = cell_models.Service(
+                host=host, binary="nova-compute", topic="compute",
+                report_count=1, disabled=False, version=74,
+                uuid=str(uuid.uuid4()), deleted=0)
+            db.add(svc)
+            db.flush()
+            node = str(uuid.uuid4())
+            node_uuids.append(node)
+            db.add(cell_models.ComputeNode(
+                uuid=node, service_id=svc.id, host=host,
+                hypervisor_hostname=host, vcpus=64, memory_mb=262144,
+                local_gb=2000, vcpus_used=0, memory_mb_used=512,
+                local_gb_used=0, hypervisor_type="fake",
+                hypervisor_version=1000, cpu_info="{}",
+                running_vms=0, free_ram_mb=262144 - 512,
+                free_disk_gb=2000, current_workload=0, disk_available_least=2000,
+                cpu_allocation_ratio=4.0, ram_allocation_ratio=1.0,
+                disk_allocation_ratio=1.0, stats="{}",
+                supported_instances='[["x86_64", "fake", "hvm"]]',
+                deleted=0))
+    for i in range(hosts):
+        objects.HostMapping(ctxt, host=f"bench-host-{i:04d}",
+                            cell_mapping=cell).create()
+    inventory = {
+        "VCPU": {"total": 64, "allocation_ratio": 4.0, "reserved": 0},
+        "MEMORY_MB": {"total": 262144, "allocation_ratio": 1.0,
+                      "reserved": 512},
+        "DISK_GB": {"total": 2000, "allocation_ratio": 1.0, "reserved": 0},
+    }
+    for i, node in enumerate(node_uuids):
+        placement.create_provider(None, node, f"bench-host-{i:04d}")
+        placement.put_inventories(None, node, inventory, 0)
+    return node_uuids
+
+
+class PlacementTimer:
+    """Wraps the Placement client's ``request`` to add up waiting time."""
+
+    def __init__(self, client):
+        self.client = client
+        self.spent = 0.0
+        self.calls = 0
+        original = client.request
+
+        def timed(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.spent += time.perf_counter() - t0
+                self.calls += 1
+        client.request = timed
+
+
+def _spec(ctxt):
+    from keel import objects
+
+    flavor = objects.Flavor(flavorid="bench", name="bench", vcpus=2,
+                            memory_mb=2048, root_gb=20, ephemeral_gb=0,
+                            swap=0, extra_specs={})
+    return objects.RequestSpec.from_components(
+        ctxt, str(uuid.uuid4()),
+        {"disk_format": "qcow2", "properties": {}}, flavor, None, None,
+        {"scheduler_hints": {}}, None, None,
+        project_id="bench", user_id="bench")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hosts", type=int, default=1000)
+    parser.add_argument("--decisions", type=int, default=50)
+    parser.add_argument("--profile", action="store_true",
+                        help="print the scheduler's top functions by time")
+    args = parser.parse_args()
+
+    from keel.clients import report
+    from keel.embedded import placement as embedded
+    from keel import objects
+    from keel.scheduler import driver
+
+    objects.register_all()
+    tmp = tempfile.mkdtemp(prefix="keel-bench-sched-")
+    server = embedded.start_placement(f"sqlite:///{tmp}/placement.sqlite")
+    endpoint = server.endpoint
+    _setup_conf(tmp, endpoint)
+    ctxt = _create_databases(tmp)
+    ctxt.project_id, ctxt.user_id = "bench", "bench"
+    reportclient = report.ReportClient()
+    t0 = time.perf_counter()
+    _populate(ctxt, reportclient.placement, args.hosts)
+    print(f"setup: {args.hosts} hosts in Placement and the cell database "
+          f"in {time.perf_counter() - t0:.1f} s")
+
+    logging.getLogger().setLevel(logging.WARNING)
+    scheduler = driver.Scheduler(report_client=reportclient)
+    profiler = cProfile.Profile() if args.profile else None
+    timer = PlacementTimer(reportclient.placement)
+    walls, waits = [], []
+    for i in range(args.decisions + 3):
+        spec = _spec(ctxt)
+        inst = str(uuid.uuid4())
+        timer.spent, timer.calls = 0.0, 0
+        if profiler and i >= 3:
+            profiler.enable()
+        t0 = time.perf_counter()
+        picked = scheduler.select_destinations(ctxt, spec, [inst],
+                                               return_alternates=True)
+        wall = time.perf_counter() - t0
+        if profiler:
+            profiler.disable()
+        calls = timer.calls
+        reportclient.placement.delete_allocations(ctxt, inst)
+        assert picked and picked[0], "no host picked"
+        if i >= 3:   # the first decisions fill the host-state cache
+            walls.append(wall)
+            waits.append(timer.spent)
+    own = [w - p for w, p in zip(walls, waits)]
+    med_own = statistics.median(own) * 1e3
+    print(f"decisions: {args.decisions} among {args.hosts} hosts, "
+          f"{calls} Placement requests each")
+    print(f"  wall time      p50 {statistics.median(walls) * 1e3:7.1f} ms  "
+          f"max {max(walls) * 1e3:7.1f} ms")
+    print(f"  placement wait p50 {statistics.median(waits) * 1e3:7.1f} ms")
+    print(f"  scheduler time p50 {med_own:7.1f} ms  "
+          f"p95 {sorted(own)[int(0.95 * (len(own) - 1))] * 1e3:7.1f} ms  "
+          f"target {TARGET_MS:.0f} ms  ratio {med_own / TARGET_MS:.2f}x "
+          f"of target")
+    if profiler:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+    server.stop()
+
+
+if __name__ == "__main__":
+    main()
