@@ -103,6 +103,8 @@ class GlanceImageAPI:
                 if _available(context, d)]
 
     def create(self, context, image_meta, data=None):
+        from keel.image import local
+        image_meta, data = local.force_activate(image_meta, data)
         doc = convert.to_glance(image_meta)
         if image_meta.get("id"):
             doc["id"] = image_meta["id"]

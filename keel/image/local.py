@@ -151,6 +151,7 @@ class LocalImageAPI:
         return filters_mod.apply(images, kwargs)
 
     def create(self, context, image_meta, data=None):
+        image_meta, data = force_activate(image_meta, data)
         meta = dict(image_meta)
         image_id = meta.pop("id", None) or uuidutils.generate_uuid()
         if not uuidutils.is_uuid_like(image_id):
@@ -385,6 +386,24 @@ class LocalImageAPI:
         doc.update(size=spooled["size"], checksum=spooled["checksum"],
                    os_hash_algo="sha512",
                    os_hash_value=spooled["os_hash_value"], status="active")
+
+
+def force_activate(image_meta, data):
+    """Nova's rule for a snapshot of a volume-backed server: no data and
+    ``size`` 0 make an empty, active image (Glance v2 needs formats for
+    that). Returns ``(image_meta, data)``.
+
+    Nova prefers qcow2 here; Glance's format inspection now refuses an
+    empty upload declared as qcow2 ("does not match stream data raw"), so
+    an empty image is declared raw, which is what it is."""
+    if data is not None or image_meta.get("size") != 0 or \
+            image_meta.get("location"):
+        return image_meta, data
+    meta = dict(image_meta)
+    meta["disk_format"] = meta.get("disk_format") or "raw"
+    meta["container_format"] = meta.get("container_format") or \
+        DEFAULT_CONTAINER_FORMAT
+    return meta, b""
 
 
 def _discard(spooled):

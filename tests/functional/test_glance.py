@@ -83,6 +83,12 @@ def test_snapshot_flow_queued_then_upload_as_stream(api):
         api.download(ctx, api.create(ctx, _meta(name="empty"))["id"])
 
 
+def test_volume_backed_snapshot_is_created_active(api):
+    img = api.create(_admin(), {"name": "vol-snap", "size": 0,
+                                "properties": {"bdm_v2": "True"}})
+    assert img["status"] == "active" and img["size"] == 0
+
+
 def test_update_purges_properties_with_json_patch(api):
     ctx = _admin()
     img = api.create(ctx, _meta(name="props"))

@@ -184,3 +184,12 @@ def test_upload_claims_the_image_and_a_failed_one_leaves_it_queued(cat):
     assert done["status"] == "active" and done["size"] == 4
     with pytest.raises(exception.ImageBadRequest):  # active: no re-upload
         cat.update(ctx(), img["id"], {}, data=b"x", purge_props=False)
+
+
+def test_volume_backed_snapshot_is_active_and_empty(cat):
+    # Nova creates it with size 0 and no data: Glance gets an empty upload
+    img = cat.create(ctx(), {"name": "vol-snap", "size": 0,
+                             "properties": {"bdm_v2": "True"}})
+    assert img["status"] == "active" and img["size"] == 0
+    assert (img["disk_format"], img["container_format"]) == ("raw",
+                                                             "bare")
