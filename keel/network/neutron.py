@@ -105,12 +105,23 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
         for net_id in net_ids:
             if net_id not in found:
                 raise exception.NetworkNotFound(network_id=net_id)
-        if not context.is_admin:
-            for net in nets:
-                if net.get("router:external") and not net.get("shared"):
-                    raise exception.ExternalNetworkAttachForbidden(
-                        network_uuid=net["id"])
+        self._check_external_network_attach(context, nets)
         return found, reqs
+
+    @staticmethod
+    def _check_external_network_attach(context, nets):
+        """An unshared external network only with Nova's
+        network:attach_external_network rule (admins by default)."""
+        from keel import policy
+        from keel.policies import servers as server_rules
+        if policy.authorize(context, server_rules.ATTACH_EXTERNAL_NETWORK,
+                            {"project_id": context.project_id},
+                            do_raise=False):
+            return
+        for net in nets:
+            if net.get("router:external") and not net.get("shared"):
+                raise exception.ExternalNetworkAttachForbidden(
+                    network_uuid=net["id"])
 
     def _create_port(self, client, instance, network, req, sg_ids):
         body = {"network_id": network["id"], "admin_state_up": True,

@@ -10,6 +10,7 @@ from keel.db.cell import models as cell_models
 from keel.db import session
 from keel import objects
 from tests.fixtures import neutron_sim
+from tests.unit.api.conftest import ensure_parsed
 
 objects.register_all()
 
@@ -31,6 +32,7 @@ def sim():
 
 @pytest.fixture
 def cell_db(tmp_path):
+    ensure_parsed()  # policy checks (external networks) read the config
     CONF.set_override("connection", "sqlite:///%s/cell.db" % tmp_path,
                       group="database")
     session.reset()

@@ -268,3 +268,20 @@ def test_virtual_interfaces_follow_the_ports(sim, napi, ctx, make_instance):
     napi.deallocate_for_instance(ctx, inst)
     assert len(objects.VirtualInterfaceList.get_by_instance_uuid(
         ctx, inst.uuid)) == 0
+
+
+def test_external_network_needs_the_attach_rule(sim, napi, ctx,
+                                                make_instance):
+    from keel import context as keel_context
+    ext = sim.add_network("public", "admin", external=True,
+                          cidr="172.24.4.0/24")
+    member = keel_context.RequestContext(user_id="u1", project_id=PROJECT,
+                                         roles=["member", "reader"])
+    with pytest.raises(exception.ExternalNetworkAttachForbidden):
+        napi.allocate_for_instance(member, make_instance(),
+                                   requests((ext["id"], None, None)))
+    admin = keel_context.RequestContext(user_id="u1", project_id=PROJECT,
+                                        roles=["admin"])
+    info = napi.allocate_for_instance(admin, make_instance(),
+                                      requests((ext["id"], None, None)))
+    assert info[0]["network"]["id"] == ext["id"]
