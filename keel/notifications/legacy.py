@@ -5,11 +5,8 @@ Every function returns at once, before building anything, when legacy
 notifications are off (format ``versioned`` or no notification driver).
 """
 import datetime
-import logging
 
 from keel import notifications
-
-LOG = logging.getLogger(__name__)
 
 _STRTIME = '%Y-%m-%dT%H:%M:%S.%f'
 
@@ -37,18 +34,22 @@ def image_meta(system_metadata):
 
 
 def _image_ref_url(context, instance):
-    """The image's Glance URL when the image API can tell it, else the
-    image id (Nova falls back the same way without an endpoint)."""
+    """``<glance endpoint>/images/<id>`` as Nova's legacy payloads; the
+    image id alone when no Glance endpoint is configured (Nova falls back
+    the same way when it cannot find one)."""
     ref = _get(instance, 'image_ref')
-    try:
-        from keel.image import api as image_api
-        api = image_api.get_api()
-        make_url = getattr(api, 'generate_image_url', None)
-        if make_url is not None and ref:
-            return make_url(ref, context)
-    except Exception:  # noqa: BLE001 - a URL is not worth a failed notice
-        LOG.debug("no image URL for %s", ref, exc_info=True)
-    return ref
+    if not ref:
+        return ref
+    from keel.conf import CONF
+    group = getattr(CONF, 'glance', None)
+    endpoint = None
+    if group is not None:
+        servers = getattr(group, 'api_servers', None) or []
+        endpoint = (servers[0] if servers
+                    else getattr(group, 'endpoint_override', None))
+    if not endpoint:
+        return ref
+    return '%s/images/%s' % (endpoint.rstrip('/'), ref)
 
 
 def info_from_instance(context, instance, network_info, **kw):

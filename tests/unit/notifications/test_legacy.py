@@ -114,3 +114,19 @@ def test_usage_exists_both_kinds(ctx):
     # Legacy and versioned report the same (last completed) period.
     assert legacy["payload"]["audit_period_ending"].startswith(
         period["audit_period_ending"][:10])
+
+
+def test_image_ref_url_from_the_glance_endpoint(ctx):
+    from keel.conf import CONF
+    inst = c.make_instance(ctx)
+    CONF.set_override("api_servers", ["http://glance.example:9292/"],
+                      group="glance")
+    try:
+        with NotificationCapture(fmt="unversioned") as cap:
+            notify.notify_about_instance_usage(ctx, inst, "reboot.start")
+            sent = cap.wait_for("compute.instance.reboot.start",
+                                versioned=False)
+    finally:
+        CONF.clear_override("api_servers", group="glance")
+    assert sent["payload"]["image_ref_url"] == (
+        "http://glance.example:9292/images/" + inst.image_ref)
