@@ -1,0 +1,96 @@
+"""A whole boot with Neutron (the simulator): openstacksdk POST /servers on
+a network → the API validates it against Neutron → the compute host
+creates and binds the port → the server shows the port's address; the
+proxies see the same port; DELETE removes the port."""
+import openstack
+import pytest
+
+from keel.clients import neutron as neutron_client
+from keel.compute_api import server_create as create_api
+from keel.conf import CONF
+from keel import context as keel_context
+from keel.image import api as image_api
+from keel import objects
+from tests.fixtures import neutron_sim
+from tests.functional.boot.helpers import IMAGE_ID
+from tests.functional.fixtures_services import cloud  # noqa: F401
+from tests.functional.fixtures_services import http_endpoint  # noqa: F401
+from tests.functional.fixtures_services import wait_for
+
+# The development auth's project when the SDK sends no token.
+PROJECT = "admin"
+
+
+@pytest.fixture(scope="module")
+def sim():
+    server = neutron_sim.NeutronSim().serve()
+    CONF.set_override("endpoint_override", server.endpoint, group="neutron")
+    CONF.set_override("http_retries", 0, group="neutron")
+    neutron_client.reset()
+    yield server
+    server.stop()
+    CONF.clear_override("endpoint_override", group="neutron")
+    CONF.clear_override("http_retries", group="neutron")
+    neutron_client.reset()
+
+
+@pytest.fixture(scope="module")
+def catalogue(sim, cloud, tmp_path_factory):  # noqa: F811
+    CONF.set_override("path", str(tmp_path_factory.mktemp("images")),
+                      "image_catalogue")
+    image_api.reset()
+    create_api.reset()
+    ctxt = keel_context.get_admin_context()
+    image_api.get_api().create(
+        ctxt, {"id": IMAGE_ID, "name": "cirros", "disk_format": "qcow2",
+               "container_format": "bare", "visibility": "public"},
+        data=b"x" * 4096)
+    objects.Flavor(ctxt, flavorid="net.small", name="net.small", vcpus=1,
+                   memory_mb=512, root_gb=1, ephemeral_gb=0, swap=0,
+                   is_public=True, disabled=False).create()
+    yield
+    CONF.clear_override("path", "image_catalogue")
+    image_api.reset()
+    create_api.reset()
+
+
+@pytest.fixture
+def conn(http_endpoint, catalogue):  # noqa: F811
+    conn = openstack.connection.Connection(
+        auth_type="none", compute_endpoint_override=http_endpoint + "/",
+        compute_api_version="2")
+    yield conn
+    conn.close()
+
+
+def test_boot_on_a_neutron_network_then_delete(cloud, sim, conn):  # noqa
+    net = sim.add_network("private", PROJECT, cidr="10.20.0.0/24")
+    server = conn.compute.create_server(
+        name="net-1", image_id=IMAGE_ID, flavor_id="net.small",
+        networks=[{"uuid": net["id"]}])
+    server = conn.compute.wait_for_server(server, status="ACTIVE",
+                                          interval=0.1, wait=30)
+    ports = [p for p in sim.ports.values() if p["device_id"] == server.id]
+    assert len(ports) == 1
+    port = ports[0]
+    assert port["binding:host_id"] == server.compute_host
+    assert port["device_owner"].startswith("compute:")
+    address = port["fixed_ips"][0]["ip_address"]
+    addresses = server.addresses["private"]
+    assert [(a["addr"], a["OS-EXT-IPS:type"], a["OS-EXT-IPS-MAC:mac_addr"])
+            for a in addresses] == [(address, "fixed",
+                                     port["mac_address"])]
+    groups = conn.compute.fetch_server_security_groups(server)
+    assert [g["name"] for g in groups.security_groups] == ["default"]
+
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.1, wait=30)
+    assert wait_for(lambda: port["id"] not in sim.ports, timeout=10)
+
+
+def test_boot_on_an_unknown_network_is_400(cloud, sim, conn):  # noqa
+    with pytest.raises(openstack.exceptions.BadRequestException) as err:
+        conn.compute.create_server(
+            name="net-x", image_id=IMAGE_ID, flavor_id="net.small",
+            networks=[{"uuid": "3f5e0c55-0000-4000-8000-000000000000"}])
+    assert "could not be found" in str(err.value)
