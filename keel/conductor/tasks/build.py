@@ -65,6 +65,13 @@ class ScheduleAndBuild:
         self.bdm = block_device_mapping
         self.tags = tags
         self._host_cells = {}
+        wanted = [(br, spec) for br, spec in zip(build_requests,
+                                                  request_specs)
+                  if self._still_wanted(context, br.instance_uuid)]
+        if not wanted:
+            return
+        build_requests = [br for br, _ in wanted]
+        request_specs = [spec for _, spec in wanted]
         uuids = [spec.instance_uuid for spec in request_specs]
         try:
             host_lists = self._schedule(context, request_specs[0], uuids)
@@ -253,14 +260,41 @@ class ScheduleAndBuild:
             LOG.exception("Could not delete the allocations of %s",
                           instance_uuid)
 
-    def _forget(self, context, instance_uuid):
-        """Nothing was created: no orphan mapping, no allocations."""
+    def _still_wanted(self, context, instance_uuid):
+        """Is the BuildRequest still there? If not, the user deleted the
+        server while the request queued, or this is a second delivery of a
+        request already handled: either way there is nothing to schedule
+        (and no claim to take)."""
         try:
-            objects.InstanceMapping.get_by_instance_uuid(
-                context, instance_uuid).destroy()
+            objects.BuildRequest.get_by_instance_uuid(context, instance_uuid)
+            return True
+        except exception.BuildRequestNotFound:
+            LOG.info("The build request of %s is gone before scheduling: "
+                     "not building it.", instance_uuid)
+            self._forget(context, instance_uuid, release=False)
+            return False
+
+    def _forget(self, context, instance_uuid, release=True):
+        """Nothing was created here: no orphan mapping, no allocations.
+        A mapping that points at a cell belongs to an instance placed by
+        another delivery of this request: that one is left alone."""
+        try:
+            mapping = objects.InstanceMapping.get_by_instance_uuid(
+                context, instance_uuid)
         except exception.InstanceMappingNotFound:
-            pass
-        self._release(context, instance_uuid)
+            mapping = None
+        if mapping is not None and mapping.cell_mapping is not None:
+            LOG.warning("Instance %s is already placed in cell %s; this "
+                        "request was handled before.", instance_uuid,
+                        mapping.cell_mapping.identity)
+            return
+        if mapping is not None:
+            try:
+                mapping.destroy()
+            except exception.InstanceMappingNotFound:
+                pass
+        if release:
+            self._release(context, instance_uuid)
 
     def _fail(self, context, build, exc):
         """ERROR with a fault in its cell; mapped there, BuildRequest and

@@ -282,3 +282,38 @@ def test_the_scheduler_gets_the_groups_current_hosts(ctxt, cells, deps):
     spec, _ = scheduler.calls[-1]
     assert spec.instance_group.hosts == ["host-a"]
     assert spec.instance_group.members == [first[0].uuid]
+
+
+def test_a_second_delivery_of_the_request_changes_nothing(ctxt, cells,
+                                                          deps):
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-a", "host-b")
+    boots, kwargs = helpers.boot_request(ctxt)
+    run(ctxt, deps, kwargs)
+    report.allocs[boots[0].uuid] = {"rp-host-a": {}}
+    asked = len(scheduler.calls)
+
+    run(ctxt, deps, kwargs)  # the broker delivered the cast again
+
+    assert len(scheduler.calls) == asked, "scheduled (and claimed) twice"
+    assert len(compute.casts) == 1
+    assert report.deleted == [] and boots[0].uuid in report.allocs
+    mapping = objects.InstanceMapping.get_by_instance_uuid(ctxt,
+                                                           boots[0].uuid)
+    assert mapping.cell_mapping.uuid == cells["cell1"].uuid
+    assert in_cell(ctxt, cells["cell1"], boots[0].uuid).vm_state == \
+        "building"
+
+
+def test_deleted_while_queued_is_not_even_scheduled(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    boots, kwargs = helpers.boot_request(ctxt, count=2)
+    objects.BuildRequest.get_by_instance_uuid(ctxt, boots[0].uuid).destroy()
+    scheduler.answer = picks("host-a")
+    run(ctxt, deps, kwargs)
+
+    ((spec, uuids),) = scheduler.calls
+    assert uuids == [boots[1].uuid]
+    assert [c["instance"].uuid for c in compute.casts] == [boots[1].uuid]
+    with pytest.raises(exception.InstanceMappingNotFound):
+        objects.InstanceMapping.get_by_instance_uuid(ctxt, boots[0].uuid)
