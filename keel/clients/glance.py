@@ -192,7 +192,7 @@ class GlanceClient:
                 raise HTTPError(resp.status_code, text, method, path)
             return resp
 
-    # -- images ----------------------------------------------------------------
+    # -- images ------------------------------------------------------------
     def get_image(self, context, image_id):
         return self.request(context, "GET", _image_path(image_id)).json()
 

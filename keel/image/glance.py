@@ -5,6 +5,7 @@ import logging
 from keel.clients import glance as glance_client
 from keel import exception
 from keel.image import convert
+from keel.image import rules
 
 LOG = logging.getLogger(__name__)
 
@@ -103,8 +104,7 @@ class GlanceImageAPI:
                 if _available(context, d)]
 
     def create(self, context, image_meta, data=None):
-        from keel.image import local
-        image_meta, data = local.force_activate(image_meta, data)
+        image_meta, data = rules.force_activate(image_meta, data)
         doc = convert.to_glance(image_meta)
         if image_meta.get("id"):
             doc["id"] = image_meta["id"]

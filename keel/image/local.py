@@ -15,7 +15,6 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 
 from oslo_utils import timeutils
@@ -25,17 +24,10 @@ from keel import exception
 from keel.image import convert
 from keel.image import filters as filters_mod
 from keel.image import json_patch
+from keel.image import locations
+from keel.image import rules
 
 CHUNK = 64 * 1024
-DEFAULT_DISK_FORMAT = "qcow2"
-DEFAULT_CONTAINER_FORMAT = "bare"
-_VISIBILITIES = ("public", "private", "shared", "community")
-_DISK_FORMATS = ("ami", "ari", "aki", "vhd", "vhdx", "vmdk", "raw", "qcow2",
-                 "vdi", "iso", "ploop")
-_CONTAINER_FORMATS = ("ami", "ari", "aki", "bare", "ovf", "ova", "docker",
-                      "compressed")
-
-
 def _now():
     return convert.isotime(timeutils.utcnow())
 
@@ -151,7 +143,7 @@ class LocalImageAPI:
         return filters_mod.apply(images, kwargs)
 
     def create(self, context, image_meta, data=None):
-        image_meta, data = force_activate(image_meta, data)
+        image_meta, data = rules.force_activate(image_meta, data)
         meta = dict(image_meta)
         image_id = meta.pop("id", None) or uuidutils.generate_uuid()
         if not uuidutils.is_uuid_like(image_id):
@@ -159,7 +151,7 @@ class LocalImageAPI:
                 image_id=image_id, response="id must be a UUID")
         location = meta.pop("location", None)
         doc = convert.to_glance(meta)
-        self._validate(image_id, doc)
+        rules.validate(image_id, doc)
         now = _now()
         doc.update(id=image_id, status="queued", created_at=now,
                    updated_at=now, size=None, checksum=None,
@@ -178,7 +170,7 @@ class LocalImageAPI:
             self._set_location(doc, location, image_meta.get("size"))
         spooled = None
         if data is not None:
-            self._check_formats(doc)
+            rules.check_formats(doc)
             # Written before taking the lock: a large upload must not hold
             # up every other writer of the catalogue.
             spooled = self._spool(data)
@@ -228,7 +220,7 @@ class LocalImageAPI:
                     response="Image status transition from %s to %s is not "
                              "allowed" % (doc["status"], new))
             if new == "saving":
-                self._check_formats(doc)
+                rules.check_formats(doc)
             doc["status"] = new
             self._save(doc)
 
@@ -241,7 +233,7 @@ class LocalImageAPI:
             meta.pop("id", None)
             location = meta.pop("location", None)
             changes = convert.to_glance(meta)
-            self._validate(image_id, changes)
+            rules.validate(image_id, changes)
             if purge_props:
                 # As Nova with Glance v2: properties not named are removed.
                 for key in list(doc):
@@ -275,20 +267,38 @@ class LocalImageAPI:
 
     def download(self, context, image_id, data=None, dst_path=None,
                  trusted_certs=None):
-        self._get_doc(context, image_id)
+        doc = self._get_doc(context, image_id)
         src = self.data_path(image_id)
-        if not os.path.exists(src):
-            raise exception.ImageUnacceptable(
-                image_id=image_id, reason="Image has no associated data")
-        if dst_path is not None and data is None:
-            shutil.copyfile(src, dst_path)
-            return None
-        if data is not None:
-            with open(src, "rb") as fh:
-                for chunk in iter(lambda: fh.read(CHUNK), b""):
-                    data.write(chunk)
-            return None
-        return _chunks(src)
+        if os.path.exists(src):
+            chunks = _chunks(src)
+        else:
+            chunks = self._from_location(doc)
+        if data is None and dst_path is None:
+            return chunks
+        close = data is None
+        if close:
+            data = open(dst_path, "wb")
+        try:
+            for chunk in chunks:
+                data.write(chunk)
+        finally:
+            if close:
+                data.close()
+        return None
+
+    @staticmethod
+    def _from_location(doc):
+        """The data at the image's registered location."""
+        for loc in doc.get("locations") or []:
+            if locations.readable(loc.get("url")):
+                try:
+                    return locations.stream(loc["url"])
+                except OSError as exc:
+                    raise exception.ImageUnacceptable(
+                        image_id=doc["id"],
+                        reason="location %s: %s" % (loc["url"], exc))
+        raise exception.ImageUnacceptable(
+            image_id=doc["id"], reason="Image has no associated data")
 
     # -- Glance-shaped access (the all-in-one's image endpoint) ---------------
     def document(self, context, image_id):
@@ -308,6 +318,9 @@ class LocalImageAPI:
             for op in ops:
                 if op.get("op") == "add" and \
                         op.get("path") == "/locations/-":
+                    # Read by the service itself: administrators only.
+                    if not _is_admin(context):
+                        raise exception.ImageNotAuthorized(image_id=image_id)
                     url = (op.get("value") or {}).get("url")
                     if not url:
                         raise exception.ImageBadRequest(
@@ -315,48 +328,25 @@ class LocalImageAPI:
                     self._set_location(doc, url)
                 else:
                     json_patch.apply(doc, op)
-            self._validate(image_id, doc)
+            rules.validate(image_id, doc)
             doc["updated_at"] = _now()
             self._save(doc)
         return dict(doc)
 
     # -- helpers -------------------------------------------------------------
     @staticmethod
-    def _validate(image_id, doc):
-        def bad(msg):
-            raise exception.ImageBadRequest(image_id=image_id, response=msg)
-        if doc.get("visibility") not in (None,) + _VISIBILITIES:
-            bad("Invalid visibility value: %s" % doc["visibility"])
-        if doc.get("disk_format") not in (None,) + _DISK_FORMATS:
-            bad("Invalid disk format '%s' for image." % doc["disk_format"])
-        if doc.get("container_format") not in (None,) + _CONTAINER_FORMATS:
-            bad("Invalid container format '%s' for image."
-                % doc["container_format"])
-        for key in ("min_ram", "min_disk"):
-            if doc.get(key) is not None and int(doc[key]) < 0:
-                bad("Cannot be a negative value: %s" % key)
-        if doc.get("name") is not None and len(doc["name"]) > 255:
-            bad("name is too long")
-
-    @staticmethod
     def _set_location(doc, url, size=None):
         doc["locations"] = [{"url": url, "metadata": {}}]
         doc["direct_url"] = url
         doc["status"] = "active"
+        if size is None:
+            size = locations.size_of(url)
         if size is not None:
             doc["size"] = int(size)
-        doc.setdefault("disk_format", DEFAULT_DISK_FORMAT)
-        doc["disk_format"] = doc["disk_format"] or DEFAULT_DISK_FORMAT
+        doc["disk_format"] = doc.get("disk_format") or \
+            rules.DEFAULT_DISK_FORMAT
         doc["container_format"] = doc.get("container_format") or \
-            DEFAULT_CONTAINER_FORMAT
-
-    @staticmethod
-    def _check_formats(doc):
-        if not doc.get("disk_format") or not doc.get("container_format"):
-            raise exception.ImageBadRequest(
-                image_id=doc["id"],
-                response="Properties disk_format, container_format must be "
-                         "set prior to saving data.")
+            rules.DEFAULT_CONTAINER_FORMAT
 
     def _spool(self, data):
         """Write the data (bytes, a file object or an iterable of chunks)
@@ -386,24 +376,6 @@ class LocalImageAPI:
         doc.update(size=spooled["size"], checksum=spooled["checksum"],
                    os_hash_algo="sha512",
                    os_hash_value=spooled["os_hash_value"], status="active")
-
-
-def force_activate(image_meta, data):
-    """Nova's rule for a snapshot of a volume-backed server: no data and
-    ``size`` 0 make an empty, active image (Glance v2 needs formats for
-    that). Returns ``(image_meta, data)``.
-
-    Nova prefers qcow2 here; Glance's format inspection now refuses an
-    empty upload declared as qcow2 ("does not match stream data raw"), so
-    an empty image is declared raw, which is what it is."""
-    if data is not None or image_meta.get("size") != 0 or \
-            image_meta.get("location"):
-        return image_meta, data
-    meta = dict(image_meta)
-    meta["disk_format"] = meta.get("disk_format") or "raw"
-    meta["container_format"] = meta.get("container_format") or \
-        DEFAULT_CONTAINER_FORMAT
-    return meta, b""
 
 
 def _discard(spooled):

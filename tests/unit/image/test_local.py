@@ -193,3 +193,29 @@ def test_volume_backed_snapshot_is_active_and_empty(cat):
     assert img["status"] == "active" and img["size"] == 0
     assert (img["disk_format"], img["container_format"]) == ("raw",
                                                              "bare")
+
+
+def test_data_is_read_from_a_file_location(cat, tmp_path):
+    disk = tmp_path / "disk.raw"
+    disk.write_bytes(b"r" * 300)
+    img = cat.create(ctx(), _meta(location=disk.as_uri(),
+                                  disk_format="raw"))
+    assert img["size"] == 300  # taken from the file
+    assert b"".join(cat.download(ctx(), img["id"])) == b"r" * 300
+    dst = tmp_path / "copy"
+    cat.download(ctx(), img["id"], dst_path=str(dst))
+    assert dst.read_bytes() == b"r" * 300
+    disk.unlink()
+    with pytest.raises(exception.ImageUnacceptable):
+        cat.download(ctx(), img["id"])
+
+
+def test_only_admins_add_locations(cat, tmp_path):
+    img = cat.create(ctx("p1"), _meta())
+    op = [{"op": "add", "path": "/locations/-",
+           "value": {"url": "file:///etc/hostname", "metadata": {}}}]
+    with pytest.raises(exception.ImageNotAuthorized):
+        cat.patch(ctx("p1"), img["id"], op)
+    cat.patch(ctx("p1", admin=True), img["id"], op)
+    assert cat.get(ctx(), img["id"], include_locations=True)[
+        "locations"][0]["url"] == "file:///etc/hostname"
