@@ -17,8 +17,9 @@ from tests.functional.fixtures_services import cloud  # noqa: F401
 from tests.functional.fixtures_services import http_endpoint  # noqa: F401
 from tests.functional.fixtures_services import wait_for
 
-# The development auth's project when the SDK sends no token.
-PROJECT = "admin"
+# keystoneauth's "none" plugin sends the token "notused", which the
+# development auth reads as user and project "notused".
+PROJECT = "notused"
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +95,24 @@ def test_boot_on_an_unknown_network_is_400(cloud, sim, conn):  # noqa
             name="net-x", image_id=IMAGE_ID, flavor_id="net.small",
             networks=[{"uuid": "3f5e0c55-0000-4000-8000-000000000000"}])
     assert "could not be found" in str(err.value)
+
+
+def test_boot_with_the_users_port_keeps_it(cloud, sim, conn):  # noqa
+    net = sim.add_network("mine", PROJECT, cidr="10.21.0.0/24")
+    port = sim._new_port({"network_id": net["id"], "tenant_id": PROJECT})
+    server = conn.compute.create_server(
+        name="net-port", image_id=IMAGE_ID, flavor_id="net.small",
+        networks=[{"port": port["id"]}])
+    server = conn.compute.wait_for_server(server, status="ACTIVE",
+                                          interval=0.1, wait=30)
+    assert sim.ports[port["id"]]["device_id"] == server.id
+    # The port is taken now: a second server cannot have it (409).
+    with pytest.raises(openstack.exceptions.ConflictException):
+        conn.compute.create_server(
+            name="net-port-2", image_id=IMAGE_ID, flavor_id="net.small",
+            networks=[{"port": port["id"]}])
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.1, wait=30)
+    assert wait_for(lambda: sim.ports[port["id"]]["device_id"] == "",
+                    timeout=10)
+    assert sim.ports[port["id"]]["binding:host_id"] == ""
