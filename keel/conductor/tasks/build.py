@@ -202,8 +202,9 @@ class ScheduleAndBuild:
         common.populate_filter_properties(filter_props, selection)
         common.fill_provider_mapping(build.spec, selection)
         with keel_context.target_cell(context, build.cell) as cctxt:
+            # From nothing to building, with no task states (as Nova).
             notify.state_update(cctxt, instance, None, common.BUILDING,
-                                None, common.SCHEDULING, host=self.host)
+                                None, None, host=self.host)
         self._map(context, build.uuid, build.cell)
         try:
             build.build_request.destroy()

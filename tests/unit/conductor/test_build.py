@@ -317,3 +317,23 @@ def test_deleted_while_queued_is_not_even_scheduled(ctxt, cells, deps):
     assert [c["instance"].uuid for c in compute.casts] == [boots[1].uuid]
     with pytest.raises(exception.InstanceMappingNotFound):
         objects.InstanceMapping.get_by_instance_uuid(ctxt, boots[0].uuid)
+
+
+def test_a_placed_instance_is_announced_as_building(ctxt, cells, deps):
+    from keel.notifications import testing
+
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-a")
+    boots, kwargs = helpers.boot_request(ctxt)
+    with testing.NotificationCapture(
+            notify_on_state_change="vm_state") as capture:
+        run(ctxt, deps, kwargs)
+        update = capture.wait_for("instance.update")
+        legacy = capture.wait_for("compute.instance.update", versioned=False)
+    data = update["payload"]["nova_object.data"]
+    assert data["uuid"] == boots[0].uuid
+    assert update["publisher_id"] == "nova-conductor:cond-1"
+    state = data["state_update"]["nova_object.data"]
+    # Unknown old states are reported as the current ones (Nova's rule).
+    assert (state["old_state"], state["state"]) == ("building", "building")
+    assert legacy["payload"]["instance_id"] == boots[0].uuid
