@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from keel.conf import CONF
 from keel.db.cell import models
 from keel import exception
+from keel import notifications
 from keel.objects import base
 from keel.objects import db_helpers as h
 from keel.objects import fields
@@ -424,7 +425,17 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             values["cleaned"] = int(bool(self.cleaned))
         extra_names = [n for n in changes
                        if n in _EXTRA_BLOBS or n in _FLAVORS]
+        # instance.update after every save, as Nova, only when
+        # [notifications]/notify_on_state_change asks (a flag read otherwise).
+        notify = notifications.state_change_mode()
+        old_states = None
         with h.cell_writer(self._context) as s:
+            if notify:
+                old_states = s.execute(
+                    sa.select(models.Instance.vm_state,
+                              models.Instance.task_state,
+                              models.Instance.display_name)
+                    .where(models.Instance.uuid == self.uuid)).first()
             stored_flavor = None
             if set(extra_names) & set(_FLAVORS):
                 stored_flavor = s.execute(
@@ -454,6 +465,15 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         if row is not None:
             self.updated_at = row[0]
         self.obj_reset_changes(recursive=True)
+        if old_states is not None:
+            self._send_update(old_states)
+
+    def _send_update(self, old_states):
+        from keel.notifications import instance as notify_instance
+        old = dict(zip(("vm_state", "task_state", "display_name"),
+                       old_states))
+        # A copy: lazy loads for the payload leave this object as it was.
+        notify_instance.send_update(self._context, old, self.obj_clone())
 
     @base.remotable
     def refresh(self, use_slave=False):
