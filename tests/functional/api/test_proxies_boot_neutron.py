@@ -116,3 +116,34 @@ def test_boot_with_the_users_port_keeps_it(cloud, sim, conn):  # noqa
     assert wait_for(lambda: sim.ports[port["id"]]["device_id"] == "",
                     timeout=10)
     assert sim.ports[port["id"]]["binding:host_id"] == ""
+
+
+def test_boot_auto_network_and_named_security_group(cloud, sim,  # noqa
+                                                    http_endpoint,  # noqa
+                                                    catalogue):
+    # A project with no network of its own: 'auto' makes one (Neutron's
+    # get-me-a-network); with two visible networks it would be ambiguous.
+    from keystoneauth1 import session as ks_session
+    from keystoneauth1 import token_endpoint
+    project = "autoproject"
+    sess = ks_session.Session(auth=token_endpoint.Token(
+        http_endpoint + "/", "u:" + project))
+    conn = openstack.connection.Connection(
+        session=sess, compute_endpoint_override=http_endpoint + "/",
+        compute_api_version="2")
+    sim.auto_allocate_possible = True
+    web = sim._new_sg({"name": "web", "tenant_id": project})
+    server = conn.compute.create_server(
+        name="net-auto", image_id=IMAGE_ID, flavor_id="net.small",
+        networks="auto", security_groups=[{"name": "web"}])
+    server = conn.compute.wait_for_server(server, status="ACTIVE",
+                                          interval=0.1, wait=30)
+    port = next(p for p in sim.ports.values()
+                if p["device_id"] == server.id)
+    assert sim.networks[port["network_id"]]["name"] == \
+        "auto_allocated_network"
+    assert port["security_groups"] == [web["id"]]
+    assert list(server.addresses) == ["auto_allocated_network"]
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.1, wait=30)
+    conn.close()
