@@ -1,5 +1,7 @@
 """schedule_and_build_instances: the super-conductor's half of a boot.
 
+0. Requests whose BuildRequest is already gone (deleted while queued, or
+   a second delivery of this cast) are dropped before anything is claimed.
 1. Ask the scheduler for a host (claimed in Placement) and alternates for
    each instance; if it cannot, every instance is buried in cell0.
 2. For each instance: find the host's cell, check the BuildRequest is still

@@ -65,10 +65,15 @@ class Reschedule:
                               requested_networks)
             return
         for instance, host_list in zip(instances, host_lists):
-            self._one(context, instance, list(host_list), is_reschedule,
-                      image, filter_properties, admin_password,
-                      injected_files, requested_networks, security_groups,
-                      request_spec)
+            try:
+                self._one(context, instance, list(host_list), is_reschedule,
+                          image, filter_properties, admin_password,
+                          injected_files, requested_networks,
+                          security_groups, request_spec)
+            except Exception as exc:  # noqa: BLE001 - ERROR, never stuck
+                LOG.exception("Reschedule of %s failed", instance.uuid)
+                self._give_up(context, instance, exc, request_spec,
+                              requested_networks)
 
     def _one(self, context, instance, host_list, is_reschedule, image,
              filter_properties, admin_password, injected_files,

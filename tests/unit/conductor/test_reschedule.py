@@ -166,3 +166,15 @@ def test_resource_groups_follow_the_claimed_alternate(ctxt, cells, deps):
     (again,) = compute.casts
     (group,) = again["request_spec"].requested_resources
     assert group.provider_uuids == ["4c7d9e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f"]
+
+
+def test_a_failed_cast_is_error_not_a_stuck_build(ctxt, cells, deps):
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    compute.fail = RuntimeError("broker gone")
+    compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
+
+    inst = fault_of(ctxt, cells, uuid)
+    assert (inst.vm_state, inst.task_state) == ("error", None)
+    assert inst.fault.message == "broker gone"
+    assert uuid not in report.allocs
