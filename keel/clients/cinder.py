@@ -234,6 +234,22 @@ class API(object):
             "DELETE", "/volumes/%s" % volume_id, ok=(202, 204),
             not_found=exception.VolumeNotFound(volume_id=volume_id))
 
+    def check_availability_zone(self, context, volume, instance=None):
+        """With [cinder]/cross_az_attach off, the volume must be in the
+        instance's zone (InvalidVolume otherwise, Nova's message)."""
+        conf = self.conf
+        if conf is None:
+            from keel.conf import CONF as conf
+        if instance is None or conf.cinder.cross_az_attach:
+            return
+        instance_az = getattr(instance, "availability_zone", None)
+        if instance_az != volume["availability_zone"]:
+            raise exception.InvalidVolume(
+                reason="Instance %s and volume %s are not in the same "
+                       "availability_zone. Instance is in %s. Volume is in "
+                       "%s" % (instance.uuid, volume["id"], instance_az,
+                               volume["availability_zone"]))
+
     # -- snapshots ---------------------------------------------------------
     def get_snapshot(self, context, snapshot_id):
         body = self._c(context).call(
@@ -284,6 +300,19 @@ class API(object):
             not_found=exception.VolumeAttachmentNotFound(
                 attachment_id=attachment_id))
         return _translate_attachment(body["attachment"])
+
+    def attachment_get_all(self, context, instance_id=None, volume_id=None):
+        """Attachments filtered by instance and/or volume (3.44)."""
+        body = self._c(context).call("GET", "/attachments",
+                                     ATTACHMENT_VERSION)
+        out = []
+        for att in body["attachments"]:
+            if instance_id and att.get("instance") != instance_id:
+                continue
+            if volume_id and att.get("volume_id") != volume_id:
+                continue
+            out.append(_translate_attachment(att))
+        return out
 
     def attachment_update(self, context, attachment_id, connector,
                           mountpoint=None):

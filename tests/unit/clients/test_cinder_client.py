@@ -108,3 +108,24 @@ def test_unreachable_cinder(ctx):
         CONF.clear_override("endpoint_template", "cinder")
         CONF.clear_override("http_retries", "cinder")
         cinder.reset()
+
+
+def test_attachments_listed_and_zone_check(sim, ctx):
+    api = cinder.API()
+    vol = sim.add_volume(PROJECT, availability_zone="az1")
+    att = api.attachment_create(ctx, vol["id"], "inst-1")
+    assert [a["id"] for a in api.attachment_get_all(
+        ctx, instance_id="inst-1")] == [att["id"]]
+    assert api.attachment_get_all(ctx, instance_id="other") == []
+
+    class Inst(object):
+        uuid = "inst-1"
+        availability_zone = "az2"
+    volume = api.get(ctx, vol["id"])
+    api.check_availability_zone(ctx, volume, Inst())  # cross_az_attach
+    CONF.set_override("cross_az_attach", False, "cinder")
+    try:
+        with pytest.raises(exception.InvalidVolume):
+            api.check_availability_zone(ctx, volume, Inst())
+    finally:
+        CONF.clear_override("cross_az_attach", "cinder")
