@@ -123,7 +123,9 @@ class GlanceClient:
         if self._conf_auth is not None:
             return self._session, self._conf_auth
         if context is not None and getattr(context, "auth_token", None):
-            return self._session, ContextAuth(context)
+            from keel import service_auth
+            return self._session, service_auth.get_auth_plugin(
+                ContextAuth(context), self.conf)
         return self._session, None
 
     def _endpoint(self, session, auth):

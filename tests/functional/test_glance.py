@@ -5,6 +5,7 @@ import http.server
 import io
 import threading
 
+from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 import pytest
 
@@ -296,6 +297,24 @@ def test_user_token_and_catalog_when_glance_has_no_options(recorder):
     assert recorder.seen[-1]["X-Auth-Token"] == "tok-123"
     from keel.image import api as image_api
     assert image_api.glance_url(ctx, _conf()) == url
+
+
+def test_service_token_beside_the_user_token(recorder):
+    url = "http://127.0.0.1:%d" % recorder.server_address[1]
+    conf = _conf(endpoint_override=url, num_retries=0)
+    conf.set_override("send_service_user_token", True, "service_user")
+    conf.set_override("auth_type", "admin_token", "service_user")
+    # the chosen plugin's own options, as loading them registers them
+    conf.register_opts(ks_loading.get_auth_plugin_conf_options(
+        "admin_token"), group="service_user")
+    conf.set_override("token", "svc-456", "service_user")
+    conf.set_override("endpoint", "http://keystone.invalid", "service_user")
+    client = glance_client.GlanceClient(conf)
+    ctx = keel_context.RequestContext(user_id="u", project_id="p",
+                                      auth_token="tok-123")
+    client.list_images(ctx, {})
+    assert recorder.seen[-1]["X-Auth-Token"] == "tok-123"
+    assert recorder.seen[-1]["X-Service-Token"] == "svc-456"
 
 
 def test_corrupt_download_raises(recorder):
