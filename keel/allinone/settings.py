@@ -89,10 +89,10 @@ def use_image_endpoint(conf, endpoint):
     endpoint, unless the operator chose other URLs."""
     if not conf.api.glance_link_prefix:
         conf.set_override("glance_link_prefix", endpoint, group="api")
-    default_url = conf.kubevirt.glance_image_url
-    opt_default = conf._get_opt_info("glance_image_url",
-                                     "kubevirt")["opt"].default
-    if default_url == opt_default:
+    from keel.conf import kubevirt as kubevirt_conf
+    opt_default = next(o.default for o in kubevirt_conf.opts
+                       if o.name == "glance_image_url")
+    if conf.kubevirt.glance_image_url == opt_default:
         conf.set_override("glance_image_url",
                           endpoint + "/v2/images/{image_id}/file",
                           group="kubevirt")
