@@ -55,6 +55,12 @@ class LocalNetworkAPI(base.NetworkAPI):
     def get_instance_nw_info(self, context, instance, **kwargs):
         return base.cached_nw_info(instance)
 
+    def list_ports(self, context, **search_opts):
+        return {"ports": []}
+
+    def show_port(self, context, port_id):
+        raise exception.PortNotFound(port_id=port_id)
+
     def allocate_port_for_instance(self, context, instance, port_id,
                                    network_id=None, requested_ip=None,
                                    bind_host_id=None, tag=None):

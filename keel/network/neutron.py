@@ -237,6 +237,15 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
         base.forget_vifs(context, instance)
         base.update_instance_cache(context, instance, model.NetworkInfo())
 
+    # -- ports as the API reads them (os-interface) ------------------------
+    def list_ports(self, context, **search_opts):
+        """Nova's network_api.list_ports: ``{"ports": [...]}``."""
+        return {"ports": self._client(context).list_ports(**search_opts)}
+
+    def show_port(self, context, port_id):
+        """Nova's network_api.show_port: ``{"port": {...}}``."""
+        return {"port": self._show_port(self._client(context), port_id)}
+
     # -- interfaces (attach/detach) ----------------------------------------
     def allocate_port_for_instance(self, context, instance, port_id,
                                    network_id=None, requested_ip=None,

@@ -285,3 +285,16 @@ def test_external_network_needs_the_attach_rule(sim, napi, ctx,
     info = napi.allocate_for_instance(admin, make_instance(),
                                       requests((ext["id"], None, None)))
     assert info[0]["network"]["id"] == ext["id"]
+
+
+def test_list_and_show_ports(sim, napi, ctx, make_instance):
+    net = sim.add_network("private", PROJECT, cidr="10.0.0.0/24")
+    inst = make_instance()
+    info = napi.allocate_for_instance(ctx, inst,
+                                      requests((net["id"], None, None)))
+    ports = napi.list_ports(ctx, device_id=inst.uuid)["ports"]
+    assert [p["id"] for p in ports] == [info[0]["id"]]
+    assert napi.show_port(ctx, info[0]["id"])["port"]["device_id"] == \
+        inst.uuid
+    with pytest.raises(exception.PortNotFound):
+        napi.show_port(ctx, "0b0b0b0b-0000-4000-8000-000000000000")
