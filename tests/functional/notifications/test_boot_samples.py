@@ -72,3 +72,39 @@ def test_no_valid_host_sends_build_instances_error(ctxt, boot,  # noqa: F811
         versioned=False))
     assert legacy["priority"] == "ERROR"
     assert legacy["payload"]["state"] == "error"
+
+
+def test_state_changes_of_a_boot_as_instance_update(ctxt, boot,  # noqa: F811
+                                                   cloud):  # noqa: F811
+    """With notify_on_state_change, each state change of the build is an
+    instance.update whose state_update tells old and new states."""
+    with NotificationCapture(fmt="versioned",
+                             notify_on_state_change="vm_and_task_state") \
+            as cap:
+        [server] = boot()
+        assert boot_fx.settled(ctxt, server.uuid).vm_state == "active"
+
+        def last_is_active():
+            updates = [n for n in cap.versioned
+                       if n["event_type"] == "instance.update" and
+                       n["payload"]["nova_object.data"]["uuid"] ==
+                       server.uuid]
+            if updates and updates[-1]["payload"]["nova_object.data"][
+                    "state"] == "active":
+                return updates
+            return None
+        updates = boot_fx.wait_for(last_is_active)
+    assert updates, "no instance.update ending ACTIVE"
+    sample = samples.load("instance-update.json")
+    for sent in updates:
+        # The conductor's own updates (instance created) come from
+        # nova-conductor, the compute's saves from nova-compute (as Nova).
+        assert sent["publisher_id"].split(":")[0] in ("nova-compute",
+                                                      "nova-conductor")
+        diff = samples.schema_diff(sample["payload"], sent["payload"])
+        assert not diff, "\n".join(diff)
+    transitions = [
+        tuple(n["payload"]["nova_object.data"]["state_update"][
+            "nova_object.data"][k] for k in ("old_state", "state"))
+        for n in updates]
+    assert ("building", "active") in transitions
