@@ -897,3 +897,28 @@ class VolumeNotCreated(NovaException):
     msg_fmt = ("Volume %(volume_id)s did not finish being created even after "
                "we waited %(seconds)s seconds or %(attempts)s attempts. And "
                "its status is %(volume_status)s.")
+
+
+class InstanceFaultRollback(NovaException):
+    """A driver undid its work: the instance goes back to its state."""
+
+    def __init__(self, inner_exception=None):
+        self.inner_exception = inner_exception
+        super().__init__("Instance rollback performed due to: %s"
+                         % inner_exception)
+
+
+class ConsoleNotAvailable(NotFound):
+    msg_fmt = "Guest does not have a console available."
+
+
+class ConsoleTypeInvalid(Invalid):
+    msg_fmt = "Invalid console type %(console_type)s"
+
+
+class ConsoleTypeUnavailable(Invalid):
+    msg_fmt = "Unavailable console type %(console_type)s."
+
+
+class UnsupportedRescueImage(Invalid):
+    msg_fmt = "Requested rescue image '%(image)s' is not supported"
