@@ -21,6 +21,7 @@ from keystoneauth1 import loading as ks_loading
 from keystoneauth1 import session as ks_session
 from keystoneauth1 import adapter as ks_adapter
 
+from keel import benchcounters
 from keel import exception
 
 LOG = logging.getLogger(__name__)
@@ -124,6 +125,8 @@ class PlacementClient(object):
         if gid:
             headers["X-OpenStack-Request-ID"] = gid
         kwargs = {"headers": headers}
+        if benchcounters.ENABLED:
+            benchcounters.placement_request(method, url)
         if json is not None:
             kwargs["json"] = json
         try:

@@ -16,7 +16,11 @@ import threading
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
+from keel import benchcounters
 from keel.conf import CONF
+
+if benchcounters.ENABLED:  # bench/boot.py only; nothing installed otherwise
+    benchcounters.install_sql()
 
 _lock = threading.Lock()
 _api_context = None

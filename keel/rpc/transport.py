@@ -11,8 +11,12 @@ import threading
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from keel import benchcounters
 from keel.conf import CONF
 from keel.rpc import serializer as rpc_serializer
+
+if benchcounters.ENABLED:  # bench/boot.py only; nothing installed otherwise
+    benchcounters.install_rpc()
 
 LOG = logging.getLogger(__name__)
 
