@@ -22,9 +22,13 @@ from keel.compute import events
 from keel.compute import faults
 from keel.compute.ops import build as build_ops
 from keel.compute.ops import delete as delete_ops
+from keel.compute.ops import power as power_ops
+from keel.compute.ops import power_sync
 from keel.compute.ops import recovery
+from keel.compute.ops import rescue as rescue_ops
 from keel.conf import CONF
 from keel import manager
+from keel.notifications.exception_wrapper import wrap_exception
 from keel.rpc import versions
 from keel.scheduler import rpcapi as scheduler_rpcapi
 
@@ -125,6 +129,9 @@ class ComputeManager(manager.Manager):
         ctxt = keel_context.get_admin_context()
         if self.driver is not None and hasattr(self.driver, "init_host"):
             self.driver.init_host(host=self.host)
+        if self.driver is not None:
+            # Guests changing state on their own reach the power sync.
+            self.driver.register_event_listener(self.handle_events)
         self._update_available_resource(ctxt, startup=True)
         if self.driver is not None:
             try:
@@ -230,6 +237,17 @@ class ComputeManager(manager.Manager):
         uuids = [inst.uuid for inst in instances] if instances else []
         self.scheduler_client.sync_instance_info(context, self.host, uuids)
 
+    @manager.periodic(spacing=CONF.sync_power_state_interval)
+    def _sync_power_states(self, context):
+        """The safety net behind lifecycle events: the DB power states of
+        this host's idle instances against the hypervisor's."""
+        if self.driver is not None:
+            return power_sync.sync_power_states(self, context)
+
+    def handle_events(self, event):
+        """The virt driver's event listener (lifecycle events)."""
+        power_sync.handle_events(self, event)
+
     # -- RPC: host-level ------------------------------------------------------
     def get_host_uptime(self, context):
         if self.driver is not None and hasattr(self.driver,
@@ -272,3 +290,83 @@ class ComputeManager(manager.Manager):
     def restore_instance(self, context, instance):
         with self.instance_lock(instance.uuid):
             delete_ops.restore_instance(self, context, instance)
+
+    # -- RPC: power, rescue, console (keel.compute.ops.power / rescue) -------
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def stop_instance(self, context, instance, clean_shutdown=True):
+        power_ops.stop_instance(self, context, instance, clean_shutdown)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def start_instance(self, context, instance):
+        power_ops.start_instance(self, context, instance)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def reboot_instance(self, context, instance, block_device_info,
+                        reboot_type):
+        power_ops.reboot_instance(self, context, instance, block_device_info,
+                                  reboot_type)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def pause_instance(self, context, instance):
+        power_ops.pause_instance(self, context, instance)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def unpause_instance(self, context, instance):
+        power_ops.unpause_instance(self, context, instance)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def suspend_instance(self, context, instance):
+        power_ops.suspend_instance(self, context, instance)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def resume_instance(self, context, instance):
+        power_ops.resume_instance(self, context, instance)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def trigger_crash_dump(self, context, instance):
+        power_ops.trigger_crash_dump(self, context, instance)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def rescue_instance(self, context, instance, rescue_password,
+                        rescue_image_ref=None, clean_shutdown=True):
+        rescue_ops.rescue_instance(self, context, instance, rescue_password,
+                                   rescue_image_ref, clean_shutdown)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def unrescue_instance(self, context, instance):
+        rescue_ops.unrescue_instance(self, context, instance)
+
+    @wrap_exception()
+    @faults.wrap_instance_fault
+    def get_console_output(self, context, instance, tail_length):
+        return power_ops.get_console_output(self, context.elevated(),
+                                            instance, tail_length)
