@@ -21,25 +21,28 @@ from keel import objects
 _RESOURCES = ("instances", "cores", "ram")
 
 
-def _usage(ctx, project_id, user_id):
-    """Instances from the instance mappings not queued for delete (Nova's
-    API-database count: includes the servers not yet in a cell, never a
-    server twice while the conductor moves it into its cell); cores and
-    ram from the cells."""
-    counts = quota.count_instances(ctx, project_id, user_id)
-    mapped = objects.InstanceMappingList.get_counts(ctx, project_id,
-                                                    user_id)
-    counts["project"]["instances"] = mapped["project"]["instances"]
-    counts["user"]["instances"] = mapped["user"]["instances"]
+def _usage(ctx, project_id, user_id, needed):
+    """Counts of the ``needed`` resources. Instances from the instance
+    mappings not queued for delete (Nova's API-database count: includes
+    the servers not yet in a cell, never a server twice while the
+    conductor moves it into its cell); cores and ram from the cells.
+    A resource without a limit is not counted at all."""
+    zero = {name: 0 for name in _RESOURCES}
+    counts = {"project": dict(zero), "user": dict(zero)}
+    if needed & {"cores", "ram"}:
+        counts = quota.count_instances(ctx, project_id, user_id)
+    if "instances" in needed:
+        mapped = objects.InstanceMappingList.get_counts(ctx, project_id,
+                                                        user_id)
+        counts["project"]["instances"] = mapped["project"]["instances"]
+        counts["user"]["instances"] = mapped["user"]["instances"]
     return counts
 
 
-def _binding(ctx, project_id, user_id, counts):
+def _binding(plimits, ulimits, counts):
     """``(limits, used)`` per resource from the scope with the least
     headroom (a user's own limit may be lower than its project's);
     ``limits["scope"]`` says which scope bound each resource."""
-    plimits = quota.project_limits(ctx, project_id)
-    ulimits = quota.user_limits(ctx, project_id, user_id)
     limits, used, scopes = {}, {}, {}
     for name in _RESOURCES:
         best = None
@@ -89,12 +92,17 @@ def check_num_instances(ctx, flavor, min_count, max_count):
     if quota.is_noop():
         return max_count, None
     project_id, user_id = ctx.project_id, ctx.user_id
-    # The counts and limits in one API-database transaction: seven
-    # lookups, one connection checkout (the cells are read in parallel
-    # on their own).
+    # The limits and counts in one API-database transaction (one
+    # connection checkout); the cells are read in parallel on their own,
+    # and only when cores or ram have a limit.
     with session.api_reader(ctx):
-        counts = _usage(ctx, project_id, user_id)
-        limits, used = _binding(ctx, project_id, user_id, counts)
+        plimits = quota.project_limits(ctx, project_id)
+        ulimits = quota.user_limits(ctx, project_id, user_id)
+        needed = {n for n in _RESOURCES
+                  if plimits[n] != quota.UNLIMITED or
+                  ulimits[n] != quota.UNLIMITED}
+        counts = _usage(ctx, project_id, user_id, needed)
+    limits, used = _binding(plimits, ulimits, counts)
     while True:
         deltas = {"instances": max_count, "cores": max_count * flavor.vcpus,
                   "ram": max_count * flavor.memory_mb}
