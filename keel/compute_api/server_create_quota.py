@@ -60,18 +60,6 @@ def _binding(plimits, ulimits, counts):
     return limits, used
 
 
-def _headroom(limits, used, deltas):
-    room = {n: (limits[n] - used[n]) for n in _RESOURCES}
-    # Unlimited cores/ram follow the instances' headroom (Nova's rule).
-    for name in ("cores", "ram"):
-        if limits[name] == quota.UNLIMITED:
-            per = deltas[name] / max(deltas["instances"], 1)
-            inst_room = room["instances"] if limits["instances"] != \
-                quota.UNLIMITED else 1
-            room[name] = inst_room * per if per else inst_room
-    return room
-
-
 def _over(limits, used, deltas):
     return [n for n in _RESOURCES if limits[n] != quota.UNLIMITED and
             used[n] + deltas[n] > limits[n]]
@@ -109,13 +97,13 @@ def check_num_instances(ctx, flavor, min_count, max_count):
         overs = _over(limits, used, deltas)
         if not overs:
             return max_count, limits
-        room = _headroom(limits, used, deltas)
-        allowed = room["instances"] if limits["instances"] != \
-            quota.UNLIMITED else max_count
-        if flavor.vcpus:
-            allowed = min(allowed, int(room["cores"] // flavor.vcpus))
-        if flavor.memory_mb:
-            allowed = min(allowed, int(room["ram"] // flavor.memory_mb))
+        # What each limited resource still has room for; unlimited ones
+        # do not bound the count.
+        allowed = max_count
+        for name, per in (("instances", 1), ("cores", flavor.vcpus),
+                          ("ram", flavor.memory_mb)):
+            if limits[name] != quota.UNLIMITED and per:
+                allowed = min(allowed, (limits[name] - used[name]) // per)
         if min_count <= allowed < max_count:
             max_count = allowed
             continue

@@ -297,3 +297,11 @@ def test_legacy_swap_ephemeral_and_unknown_entries():
     with pytest.raises(exception.InvalidBDMFormat) as err:
         bdm.from_api({"uuid": IMAGE, "boot_index": 0}, True)
     assert err.value.kwargs["details"] == "Invalid source_type field."
+
+
+def test_only_ram_limited_cuts_by_ram_alone(member, cells_db):  # noqa: F811
+    admin = keel_context.get_admin_context()
+    for name in ("instances", "cores"):
+        quota.set_limit(admin, "p", name, -1)
+    quota.set_limit(admin, "p", "ram", 3 * 1024)
+    assert create_quota.check_num_instances(member, _flavor(), 1, 9)[0] == 3
