@@ -99,6 +99,10 @@ def build_api(conf, router):
 
 def deploy(conf=CONF, table=None):
     """The whole WSGI application for ``conf``."""
+    # `keel api` and the WSGI entry load no object module otherwise
+    # (objects.Flavor missing in the API process: POST /flavors was a 500).
+    from keel import objects
+    objects.register_all()
     router = routes.Router(table)
     doc_router = routes.Router({"": {"GET": versions.show_version},
                                 "/": {"GET": versions.show_version}})

@@ -1,0 +1,263 @@
+"""Servers boot and are deleted end to end across separate processes:
+``keel api``, ``keel conductor``, ``keel scheduler`` and one ``keel compute
+--hosts N`` (N simulated hosts) over RabbitMQ and MariaDB (PostgreSQL too),
+with the real Placement as a process of its own. The client is
+openstacksdk; Placement is read over HTTP to check the claims.
+
+``Deployment`` is reused by test_boot_storm.py (the kill -9 fault test).
+"""
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import openstack
+import pytest
+import requests
+import sqlalchemy as sa
+
+from tests.fixtures import databases
+from tests.integration.test_services_rabbit import _free_port
+from tests.integration.test_services_rabbit import _rabbit_or_skip
+from tests.integration.test_services_rabbit import _run_manage
+from tests.integration.test_services_rabbit import _write
+
+pytestmark = pytest.mark.integration
+
+KEEL = [sys.executable, "-m", "keel.cmd.main"]
+PLACEMENT_HEADERS = {"OpenStack-API-Version": "placement 1.28"}
+
+
+def wait(predicate, timeout, what, interval=0.3):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Deployment:
+    """One cloud of separate processes; ``start``/``kill``/``restart`` by
+    name (api, conductor, scheduler, compute)."""
+
+    def __init__(self, tmp, backend="mysql", hosts=4, extra_control=""):
+        self.tmp, self.backend, self.hosts = tmp, backend, hosts
+        self.tag = uuid.uuid4().hex[:8]
+        self.urls = {name: databases.create(backend, f"keel_{name}")
+                     for name in ("api", "cell", "cell0", "placement")}
+        self.procs, self.logs = {}, {}
+        self.host_names = [f"cmp-{self.tag}-{i}"
+                           for i in range(1, hosts + 1)]
+        self.extra_control = extra_control
+
+    # -- start-up -----------------------------------------------------------
+    def start(self):
+        placement = subprocess.Popen(
+            [sys.executable, "-m", "keel.embedded.placement", "--db-url",
+             self.urls["placement"]],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.procs["placement"] = placement
+        images = self.tmp / "images"
+        images.mkdir()
+        from keel.allinone import images as seed_images
+        self.image_id = seed_images.seed(str(images))["id"]
+        line = placement.stdout.readline()
+        assert line.startswith("PLACEMENT_ENDPOINT="), \
+            placement.stderr.read()
+        self.placement = line.strip().split("=", 1)[1]
+        common = (
+            f"[DEFAULT]\ntransport_url = {databases.RABBIT_URL}\n"
+            f"control_exchange = keel_boot_{self.tag}\n"
+            "report_interval = 1\nservice_down_time = 6\n"
+            "rpc_response_timeout = 20\ngraceful_shutdown_timeout = 10\n"
+            "periodic_fuzzy_delay = 0\n"
+            "scheduler_instance_sync_interval = 2\n"
+            "[placement]\nauth_type = none\n"
+            f"endpoint_override = {self.placement}\n"
+            f"[image_catalogue]\npath = {images}\n"
+            "[fake_driver]\nvcpus = 64\nmemory_mb = 262144\n"
+            "local_gb = 4000\n")
+        self.control = _write(
+            self.tmp / "control.conf", common +
+            f"[api_database]\nconnection = {self.urls['api']}\n"
+            f"[database]\nconnection = {self.urls['cell']}\n"
+            "[upgrade_levels]\ncompute = auto\n"
+            "[quota]\ninstances = -1\ncores = -1\nram = -1\n" +
+            self.extra_control)
+        self.compute_conf = _write(self.tmp / "compute.conf", common)
+        _run_manage(self.control, ("api_db", "sync"),
+                    ("cell_v2", "map_cell0", "--database_connection",
+                     self.urls["cell0"]),
+                    ("cell_v2", "create_cell", "--name", "cell1"),
+                    ("db", "sync"))
+        port = _free_port()
+        self.api_own = _write(
+            self.tmp / "api-own.conf",
+            "[DEFAULT]\nosapi_compute_listen = 127.0.0.1\n"
+            f"osapi_compute_listen_port = {port}\n"
+            "osapi_compute_workers = 1\n"
+            f"log_file = {self.tmp / 'api.log'}\n"
+            "[api]\nauth_strategy = keel-development\n")
+        self.api = f"http://127.0.0.1:{port}"
+        for name in ("api", "conductor", "scheduler", "compute"):
+            self.launch(name)
+        self.engine = sa.create_engine(self.urls["cell"])
+        self.cell0_engine = sa.create_engine(self.urls["cell0"])
+        wait(self._all_registered, 60, "the services to register")
+        _run_manage(self.control, ("cell_v2", "discover_hosts"))
+        wait(self._providers_ready, 30, "the resource providers")
+        wait(self._api_up, 30, "the compute API")
+        return self
+
+    def launch(self, name):
+        log = self.tmp / f"{name}.log"
+        self.logs[name] = log
+        if name == "api":
+            argv = ["api", "--config-file", self.control, "--config-file",
+                    self.api_own]
+        else:
+            host = {"conductor": f"cond-{self.tag}",
+                    "scheduler": f"sched-{self.tag}",
+                    "compute": f"cmp-{self.tag}"}[name]
+            own = _write(self.tmp / f"{name}-own.conf",
+                         f"[DEFAULT]\nhost = {host}\nlog_file = {log}\n")
+            base = self.compute_conf if name == "compute" else self.control
+            argv = [name, "--config-file", base, "--config-file", own]
+            if name == "compute":
+                argv += ["--hosts", str(self.hosts)]
+        self.procs[name] = subprocess.Popen(
+            KEEL + argv, stdout=subprocess.DEVNULL,
+            stderr=open(self.tmp / f"{name}.stderr", "a"), text=True)
+
+    def kill(self, name):
+        proc = self.procs[name]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+
+    def stop(self):
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        for engine in (getattr(self, "engine", None),
+                       getattr(self, "cell0_engine", None)):
+            if engine is not None:
+                engine.dispose()
+        for url in self.urls.values():
+            databases.drop(url)
+
+    # -- readiness ------------------------------------------------------------
+    def dead(self):
+        return {n: (self.tmp / f"{n}.stderr").read_text()[-3000:]
+                for n, p in self.procs.items()
+                if p.poll() is not None and n != "placement"}
+
+    def _all_registered(self):
+        assert not self.dead(), self.dead()
+        with self.engine.connect() as conn:
+            hosts = set(conn.execute(sa.text(
+                "SELECT host FROM services WHERE deleted = 0 AND "
+                "`binary` = 'nova-compute'" if self.backend == "mysql" else
+                "SELECT host FROM services WHERE deleted = 0 AND "
+                "\"binary\" = 'nova-compute'")).scalars())
+        return set(self.host_names) <= hosts
+
+    def _providers_ready(self):
+        resp = requests.get(f"{self.placement}/resource_providers",
+                            headers=PLACEMENT_HEADERS, timeout=10)
+        names = {rp["name"] for rp in resp.json()["resource_providers"]}
+        return set(self.host_names) <= names
+
+    def _api_up(self):
+        try:
+            return requests.get(self.api + "/", timeout=5).ok
+        except requests.RequestException:
+            return False
+
+    # -- what a test checks ---------------------------------------------------
+    def sdk(self):
+        return openstack.connection.Connection(
+            auth_type="none", compute_endpoint_override=self.api + "/v2.1/",
+            compute_api_version="2.90")
+
+    def consumers(self):
+        """Every consumer holding an allocation in Placement, with the
+        provider names it holds."""
+        rps = requests.get(f"{self.placement}/resource_providers",
+                           headers=PLACEMENT_HEADERS, timeout=10).json()
+        held = {}
+        for rp in rps["resource_providers"]:
+            allocs = requests.get(
+                f"{self.placement}/resource_providers/{rp['uuid']}/"
+                "allocations", headers=PLACEMENT_HEADERS,
+                timeout=10).json()["allocations"]
+            for consumer in allocs:
+                held.setdefault(consumer, set()).add(rp["name"])
+        return held
+
+    def instances(self):
+        """{uuid: (vm_state, task_state, host, has_fault)} of the live
+        instances of cell1 and cell0."""
+        found = {}
+        for engine in (self.engine, self.cell0_engine):
+            with engine.connect() as conn:
+                rows = conn.execute(sa.text(
+                    "SELECT i.uuid, i.vm_state, i.task_state, i.host, "
+                    "(SELECT COUNT(*) FROM instance_faults f WHERE "
+                    "f.instance_uuid = i.uuid) FROM instances i "
+                    "WHERE i.deleted = 0")).all()
+            found.update({r[0]: (r[1], r[2], r[3], r[4] > 0) for r in rows})
+        return found
+
+
+def create_flavor(conn, name="boot.tiny"):
+    return conn.compute.create_flavor(name=name, ram=64, vcpus=1, disk=1)
+
+
+@pytest.fixture(scope="module", params=["mysql", "postgresql"])
+def deployment(request, tmp_path_factory):
+    _rabbit_or_skip()
+    dep = Deployment(tmp_path_factory.mktemp(f"boot-{request.param}"),
+                     backend=request.param, hosts=4)
+    try:
+        yield dep.start()
+    finally:
+        dep.stop()
+
+
+def test_boot_active_with_allocations_then_delete_frees_them(deployment):
+    dep = deployment
+    conn = dep.sdk()
+    flavor = create_flavor(conn)
+    servers = [conn.compute.create_server(
+        name=f"it-{i}", image_id=dep.image_id, flavor_id=flavor.id,
+        networks="none") for i in range(6)]
+    servers = [conn.compute.wait_for_server(s, status="ACTIVE", wait=60,
+                                            interval=0.3) for s in servers]
+    held = dep.consumers()
+    for server in servers:
+        # One allocation, on the provider of the host the server runs on.
+        assert held[server.id] == {server.compute_host}, server.id
+        assert server.compute_host in dep.host_names
+        allocs = requests.get(
+            f"{dep.placement}/allocations/{server.id}",
+            headers=PLACEMENT_HEADERS, timeout=10).json()
+        (resources,) = [a["resources"] for a in
+                        allocs["allocations"].values()]
+        assert resources == {"VCPU": 1, "MEMORY_MB": 64, "DISK_GB": 1}
+        assert allocs["project_id"] == server.project_id
+    assert set(held) == {s.id for s in servers}
+    assert {u for u, st in dep.instances().items()
+            if st[0] == "active"} == {s.id for s in servers}
+
+    for server in servers:
+        conn.compute.delete_server(server)
+    for server in servers:
+        conn.compute.wait_for_delete(server, wait=60, interval=0.3)
+    wait(lambda: not dep.consumers(), 20, "the allocations to go")
+    assert dep.instances() == {}
+    assert not dep.dead(), dep.dead()
+    conn.close()
