@@ -289,16 +289,29 @@ def _plan(ctx, flavor, image_href, req):
             ctx, instance_uuid=uuid, project_id=ctx.project_id,
             user_id=ctx.user_id, cell_mapping=None, queued_for_delete=False)
         built.append((spec, build_request, mapping))
+    request_bdms = bdm_api.for_instance(ctx, bdms, flavor)
+    attachments = []
+    if any(b.get("source_type") == "volume" and b.get("volume_id")
+           for b in bdms):
+        # Existing volumes are reserved now, as Nova's API does (only
+        # one server can have them: multi-create was refused above).
+        attachments = bdm_api.reserve_volumes(
+            ctx, built[0][1].instance_uuid,
+            built[0][1].block_device_mappings, request_bdms)
     return _Plan(built=built, image=image, tags=tags, group=group,
                  flavor=flavor, num=num, limits=limits,
-                 reservation_id=reservation_id,
-                 bdms=bdm_api.for_instance(ctx, bdms, flavor))
+                 reservation_id=reservation_id, bdms=request_bdms,
+                 attachments=attachments)
 
 
 def _commit(ctx, plan, req):
     """Write, re-check, cast."""
     built, group = plan.built, plan.group
-    records.write(ctx, built, group)
+    try:
+        records.write(ctx, built, group)
+    except Exception:
+        bdm_api.release_volumes(ctx, plan.attachments)
+        raise
     try:
         if CONF.quota.recheck_quota:
             create_quota.recheck(ctx, plan.limits, plan.flavor, plan.num)
@@ -307,6 +320,7 @@ def _commit(ctx, plan, req):
                                                  recheck_only=True)
     except Exception:
         records.remove(ctx, built, group)
+        bdm_api.release_volumes(ctx, plan.attachments)
         raise
     requested_networks = req.requested_networks
     if requested_networks is not None:

@@ -32,11 +32,69 @@ def strip_dev(name):
 
 
 def _cinder_configured():
-    try:
-        cinder = CONF.cinder
-        return bool(cinder.auth_type or cinder.endpoint_template)
-    except Exception:  # noqa: BLE001 - group not registered
-        return False
+    from keel.clients import cinder
+    return cinder.is_configured(CONF)
+
+
+def _volume_api():
+    from keel.clients import cinder
+    return cinder.API()
+
+
+def _check_volume(ctx, bdm):
+    """The volume or snapshot exists (Nova's InvalidBDMVolume/Snapshot
+    otherwise); the mapping takes its size from it."""
+    api = _volume_api()
+    if bdm.get("source_type") == "volume" and bdm.get("volume_id"):
+        try:
+            volume = api.get(ctx, bdm["volume_id"])
+        except exception.CinderConnectionFailed:
+            raise
+        except Exception:  # noqa: BLE001 - Nova's answer for all
+            raise exception.InvalidBDMVolume(id=bdm["volume_id"])
+        bdm["volume_size"] = volume.get("size")
+    elif bdm.get("snapshot_id"):
+        try:
+            snap = api.get_snapshot(ctx, bdm["snapshot_id"])
+        except exception.CinderConnectionFailed:
+            raise
+        except Exception:  # noqa: BLE001
+            raise exception.InvalidBDMSnapshot(id=bdm["snapshot_id"])
+        bdm["volume_size"] = bdm.get("volume_size") or snap.get("size")
+
+
+def reserve_volumes(ctx, instance_uuid, *bdm_lists):
+    """Attachments for the existing volumes a server boots with (Cinder
+    3.44: reserved until the compute completes them), recorded on the
+    BlockDeviceMapping objects; returns their ids (to release on
+    failure)."""
+    attachments = {}
+    for bdm in bdm_lists[0]:
+        if bdm.source_type != "volume" or not bdm.volume_id:
+            continue
+        try:
+            att = _volume_api().attachment_create(ctx, bdm.volume_id,
+                                                  instance_uuid)
+        except exception.InvalidInput as exc:
+            release_volumes(ctx, attachments.values())
+            raise exception.InvalidVolume(reason=exc.format_message())
+        except Exception:
+            release_volumes(ctx, attachments.values())
+            raise
+        attachments[bdm.volume_id] = att["id"]
+    for bdms in bdm_lists:
+        for bdm in bdms:
+            if bdm.source_type == "volume" and bdm.volume_id in attachments:
+                bdm.attachment_id = attachments[bdm.volume_id]
+    return list(attachments.values())
+
+
+def release_volumes(ctx, attachment_ids):
+    for attachment_id in attachment_ids:
+        try:
+            _volume_api().attachment_delete(ctx, attachment_id)
+        except Exception:  # noqa: BLE001 - best effort, as Nova's cleanup
+            pass
 
 
 def from_api(bdm, image_specified):
@@ -192,10 +250,12 @@ def validate(ctx, bdms, flavor, image_ref, image_cache):
         raise exception.InvalidBDMBootSequence()
     for bdm in bdms:
         source, dest = bdm.get("source_type"), bdm.get("destination_type")
-        if dest == "volume" and not _cinder_configured():
-            what = bdm.get("volume_id") or bdm.get("snapshot_id") or \
-                f"({source} -> volume)"
-            raise exception.InvalidBDM(_NO_CINDER % what)
+        if dest == "volume" or source in ("volume", "snapshot"):
+            if not _cinder_configured():
+                what = bdm.get("volume_id") or bdm.get("snapshot_id") or \
+                    f"({source} -> volume)"
+                raise exception.InvalidBDM(_NO_CINDER % what)
+            _check_volume(ctx, bdm)
         image_id = bdm.get("image_id")
         if image_id is not None:
             if image_id != image_ref and image_id not in image_cache:
@@ -258,7 +318,8 @@ def for_instance(ctx, bdms, flavor, instance_uuid=None):
         values["volume_size"] = _size(bdm, flavor)
         if instance_uuid is not None:
             values["instance_uuid"] = instance_uuid
-        values.setdefault("delete_on_termination", False)
-        values.setdefault("no_device", False)
+        for name, empty in (("delete_on_termination", False),
+                            ("no_device", False), ("attachment_id", None)):
+            values.setdefault(name, empty)
         out.append(objects.BlockDeviceMapping(ctx, **values))
     return objects.BlockDeviceMappingList(ctx, objects=out)

@@ -489,3 +489,84 @@ def test_trusted_certificates_and_hidden_password(cloud):
     req.headers["OpenStack-API-Version"] = "compute 2.63"
     shown = req.get_response(cloud.app).json["server"]
     assert shown["trusted_image_certificates"] == ["cert-1", "cert-2"]
+
+
+@pytest.fixture
+def cinder(cloud):
+    from keel.clients import cinder as cinder_client
+    from tests.fixtures import cinder_sim
+    sim = cinder_sim.CinderSim().serve()
+    CONF.set_override("endpoint_template", sim.endpoint, group="cinder")
+    CONF.set_override("http_retries", 0, group="cinder")
+    cinder_client.reset()
+    yield sim
+    sim.stop()
+    CONF.clear_override("endpoint_template", group="cinder")
+    CONF.clear_override("http_retries", group="cinder")
+    cinder_client.reset()
+
+
+def _boot_volume(volume_id, **kw):
+    return _server(imageRef="", block_device_mapping_v2=[dict({
+        "source_type": "volume", "destination_type": "volume",
+        "uuid": volume_id, "boot_index": 0}, **kw)])
+
+
+def test_boot_from_an_existing_volume_reserves_it(cloud, cinder):
+    _drain(cloud)
+    project = uuid.uuid4().hex
+    vol = cinder.add_volume(project, size=3)
+    resp = _post(cloud.app, _boot_volume(vol["id"]), project=project)
+    assert resp.status_int == 202, resp.text
+    call = cloud.recorder.next_call()
+    (root,) = call["build_requests"][0].block_device_mappings
+    assert (root.volume_id, root.volume_size) == (vol["id"], 3)
+    assert root.attachment_id in cinder.attachments
+    assert cinder.volumes[vol["id"]]["status"] == "reserved"
+    assert call["request_specs"][0].is_bfv
+    assert [b.attachment_id for b in call["block_device_mapping"]] == \
+        [root.attachment_id]
+
+    # The volume is taken now: a second server cannot have it.
+    resp = _post(cloud.app, _boot_volume(vol["id"]), project=project)
+    assert resp.status_int == 400
+    assert resp.json["badRequest"]["message"].startswith("Invalid volume: ")
+
+
+@pytest.mark.parametrize("body,message", [
+    (_boot_volume("0d7e5f2c-7a5b-4b0e-8f3e-2a1c9d8b7e60"),
+     "Block Device Mapping is Invalid: failed to get volume "
+     "0d7e5f2c-7a5b-4b0e-8f3e-2a1c9d8b7e60."),
+    (_server(imageRef="", block_device_mapping_v2=[{
+        "source_type": "blank", "destination_type": "volume",
+        "boot_index": 0}]),
+     "Blank volumes (source: 'blank', dest: 'volume') need to have "
+     "non-zero size"),
+    (_server(imageRef="", block_device_mapping_v2=[{
+        "source_type": "image", "destination_type": "volume",
+        "uuid": IMAGE, "boot_index": 0}]),
+     "Images with destination_type 'volume' need to have a non-zero size "
+     "specified"),
+    (_server(imageRef="", min_count=2, block_device_mapping_v2=[{
+        "source_type": "volume", "destination_type": "volume",
+        "uuid": "0d7e5f2c-7a5b-4b0e-8f3e-2a1c9d8b7e60", "boot_index": 0}]),
+     "Cannot attach one or more volumes to multiple instances"),
+])
+def test_volume_mappings_refused_as_nova(cloud, cinder, body, message):
+    resp = _post(cloud.app, body)
+    assert resp.status_int == 400, resp.text
+    assert resp.json["badRequest"]["message"] == message
+
+
+def test_image_to_volume_boot_passes_with_cinder(cloud, cinder):
+    _drain(cloud)
+    resp = _post(cloud.app, _server(imageRef="", block_device_mapping_v2=[{
+        "source_type": "image", "destination_type": "volume",
+        "uuid": IMAGE, "boot_index": 0, "volume_size": 2,
+        "delete_on_termination": True}]))
+    assert resp.status_int == 202, resp.text
+    call = cloud.recorder.next_call()
+    (root,) = call["build_requests"][0].block_device_mappings
+    assert (root.image_id, root.volume_size, root.attachment_id) == \
+        (IMAGE, 2, None)
+    assert call["build_requests"][0].instance.image_ref == ""
