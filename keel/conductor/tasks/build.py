@@ -26,6 +26,7 @@ from oslo_utils import timeutils
 
 from keel.conductor.tasks import cell0
 from keel.conductor.tasks import common
+from keel.conductor.tasks import lookups
 from keel.conductor.tasks import notify
 from keel.conf import CONF
 from keel import context as keel_context
@@ -67,9 +68,11 @@ class ScheduleAndBuild:
         self.bdm = block_device_mapping
         self.tags = tags
         self._host_cells = {}
+        present = self._lookup(
+            context, [br.instance_uuid for br in build_requests])
         wanted = [(br, spec) for br, spec in zip(build_requests,
                                                   request_specs)
-                  if self._still_wanted(context, br.instance_uuid)]
+                  if self._still_wanted(context, br.instance_uuid, present)]
         if not wanted:
             return
         build_requests = [br for br, _ in wanted]
@@ -86,6 +89,8 @@ class ScheduleAndBuild:
             return
         builds = [_Build(br, spec, hl) for br, spec, hl in
                   zip(build_requests, request_specs, host_lists)]
+        # Deleted while we were scheduling? One look for the whole request.
+        self._present = self._lookup(context, uuids)
         created = [b for b in builds if self._create_or_bury(context, b)]
         if created and not self._recheck_quota(context, created):
             return
@@ -143,9 +148,7 @@ class ScheduleAndBuild:
                       "%(host)s. Setup is incomplete.",
                       {"host": selection.service_host})
             raise
-        try:
-            objects.BuildRequest.get_by_instance_uuid(context, build.uuid)
-        except exception.BuildRequestNotFound:
+        if build.uuid not in self._present:
             LOG.debug("While scheduling instance, the build request was "
                       "already deleted.", instance_uuid=build.uuid)
             self._forget(context, build.uuid)
@@ -263,19 +266,25 @@ class ScheduleAndBuild:
             LOG.exception("Could not delete the allocations of %s",
                           instance_uuid)
 
-    def _still_wanted(self, context, instance_uuid):
+    @staticmethod
+    def _lookup(context, uuids):
+        try:
+            return lookups.build_requests_present(context, uuids)
+        except Exception:  # noqa: BLE001 - the commit point still decides
+            LOG.exception("Could not look the build requests up")
+            return set(uuids)
+
+    def _still_wanted(self, context, instance_uuid, present):
         """Is the BuildRequest still there? If not, the user deleted the
         server while the request queued, or this is a second delivery of a
         request already handled: either way there is nothing to schedule
         (and no claim to take)."""
-        try:
-            objects.BuildRequest.get_by_instance_uuid(context, instance_uuid)
+        if instance_uuid in present:
             return True
-        except exception.BuildRequestNotFound:
-            LOG.info("The build request of %s is gone before scheduling: "
-                     "not building it.", instance_uuid)
-            self._forget(context, instance_uuid, release=False)
-            return False
+        LOG.info("The build request of %s is gone before scheduling: not "
+                 "building it.", instance_uuid)
+        self._forget(context, instance_uuid, release=False)
+        return False
 
     def _forget(self, context, instance_uuid, release=True):
         """Nothing was created here: no orphan mapping, no allocations.
