@@ -922,3 +922,7 @@ class ConsoleTypeUnavailable(Invalid):
 
 class UnsupportedRescueImage(Invalid):
     msg_fmt = "Requested rescue image '%(image)s' is not supported"
+
+
+class InvalidBDMVolumeNotBootable(InvalidBDM):
+    msg_fmt = "Block Device %(id)s is not bootable."

@@ -77,9 +77,8 @@ def _boot_image(ctx, image_href, req):
         raise exception.CertificateValidationFailed(
             "Image certificate validation is not supported when booting "
             "from volume")
-    # Booting from a volume: Cinder's volume image metadata is not read
-    # here, the image properties are empty (no image-based checks apply).
-    return None, {}
+    return None, bdm_api.boot_image_meta(ctx, req.block_device_mapping,
+                                         req.legacy_bdm)
 
 
 def _filter_properties(req, flavor):

@@ -63,6 +63,61 @@ def _check_volume(ctx, bdm):
         bdm["volume_size"] = bdm.get("volume_size") or snap.get("size")
 
 
+# Image attributes Cinder keeps in a volume's image metadata.
+_VOLUME_IMAGE_ATTRS = ("image_id", "image_name", "size", "checksum",
+                       "container_format", "disk_format", "min_ram",
+                       "min_disk")
+
+
+def boot_image_meta(ctx, bdms, legacy):
+    """Nova's get_bdm_image_metadata: the image properties of a server
+    booted from a volume (its boot mapping's image, or the image metadata
+    Cinder kept on the volume)."""
+    for bdm in bdms:
+        if legacy:
+            if not re.match(r"^(/dev/)?[a-z]*d?a$",
+                            bdm.get("device_name") or ""):
+                continue
+        elif bdm.get("boot_index") != 0:
+            continue
+        volume_id = bdm.get("volume_id")
+        if bdm.get("image_id"):
+            from keel.compute_api import server_create_checks as checks
+            try:
+                return checks.get_image(ctx, bdm["image_id"])[1]
+            except Exception:  # noqa: BLE001 - Nova's answer for all
+                raise exception.InvalidBDMImage(id=bdm["image_id"])
+        if not (volume_id or bdm.get("snapshot_id")) or \
+                not _cinder_configured():
+            continue  # validate() says why the volume cannot be used
+        api = _volume_api()
+        if bdm.get("snapshot_id"):
+            try:
+                volume_id = api.get_snapshot(
+                    ctx, bdm["snapshot_id"])["volume_id"]
+            except exception.CinderConnectionFailed:
+                raise
+            except Exception:  # noqa: BLE001
+                raise exception.InvalidBDMSnapshot(id=bdm["snapshot_id"])
+        try:
+            volume = api.get(ctx, volume_id)
+        except exception.CinderConnectionFailed:
+            raise
+        except Exception:  # noqa: BLE001
+            raise exception.InvalidBDMVolume(id=volume_id)
+        if not volume.get("bootable", True):
+            raise exception.InvalidBDMVolumeNotBootable(id=volume_id)
+        props = dict(volume.get("volume_image_metadata") or {})
+        meta = {"properties": props, "status": "active",
+                "size": (volume.get("size") or 0) * 1024 ** 3}
+        for attr in _VOLUME_IMAGE_ATTRS:
+            value = props.pop(attr, None)
+            if attr in ("min_ram", "min_disk"):
+                meta[attr] = int(value or 0)
+        return meta
+    return {}
+
+
 def reserve_volumes(ctx, instance_uuid, *bdm_lists):
     """Attachments for the existing volumes a server boots with (Cinder
     3.44: reserved until the compute completes them), recorded on the

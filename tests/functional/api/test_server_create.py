@@ -56,8 +56,23 @@ class Recorder:
             requested_networks=requested_networks,
             block_device_mapping=block_device_mapping, tags=tags))
 
-    def next_call(self):
-        return self.calls.get(timeout=10)
+    def next_call(self, resp=None, server_id=None):
+        """The cast of the request answered by ``resp`` (by server id or
+        reservation id), skipping casts of earlier requests that arrive
+        late; with no ``resp`` simply the next one."""
+        while True:
+            call = self.calls.get(timeout=10)
+            if resp is None and server_id is None:
+                return call
+            body = resp.json if resp is not None else \
+                {"server": {"id": server_id}}
+            insts = [b.instance for b in call["build_requests"]]
+            if "server" in body and \
+                    body["server"]["id"] in [i.uuid for i in insts]:
+                return call
+            if body.get("reservation_id") in \
+                    [i.reservation_id for i in insts]:
+                return call
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +176,7 @@ def test_sdk_create_answers_202_and_writes_the_api_records(
     assert inst.system_metadata["image_disk_format"] == "qcow2"
     assert [b.image_id for b in build.block_device_mappings] == [IMAGE]
 
-    call = cloud.recorder.next_call()
+    call = cloud.recorder.next_call(server_id=created.id)
     assert [b.instance_uuid for b in call["build_requests"]] == [created.id]
     assert [s.instance_uuid for s in call["request_specs"]] == [created.id]
     assert call["image"]["id"] == IMAGE
@@ -186,7 +201,7 @@ def test_raw_answer_location_and_build_status_in_show_and_list(cloud):
     assert server["OS-DCF:diskConfig"] == "MANUAL"
     self_link = [l["href"] for l in server["links"] if l["rel"] == "self"]
     assert resp.headers["Location"] == self_link[0]
-    cloud.recorder.next_call()
+    cloud.recorder.next_call(resp)
 
     req = webob.Request.blank(f"/v2.1/servers/{server['id']}")
     req.headers["X-Auth-Token"] = f"u1:{project}"
@@ -214,7 +229,7 @@ def test_multi_create_gives_the_reservation_id_and_numbered_names(cloud):
     assert set(resp.json) == {"reservation_id"}
     rid = resp.json["reservation_id"]
     assert rid.startswith("r-") and len(rid) == 10
-    call = cloud.recorder.next_call()
+    call = cloud.recorder.next_call(resp)
     insts = [b.instance for b in call["build_requests"]]
     assert [i.display_name for i in insts] == \
         ["batch-1", "batch-2", "batch-3"]
@@ -238,7 +253,7 @@ def test_quota_cuts_a_multi_create_down_or_refuses_it(cloud):
                                     return_reservation_id=True),
                  project=project)
     assert resp.status_int == 202, resp.text
-    assert len(cloud.recorder.next_call()["build_requests"]) == 2
+    assert len(cloud.recorder.next_call(resp)["build_requests"]) == 2
     # Both accepted servers count although neither is in a cell yet.
     resp = _post(cloud.app, _server(), project=project)
     assert resp.status_int == 403
@@ -290,7 +305,7 @@ def test_server_group_hint_adds_members_and_group_quota(cloud):
                                  **{"os:scheduler_hints": hints}),
                  project=project)
     assert resp.status_int == 202, resp.text
-    call = cloud.recorder.next_call()
+    call = cloud.recorder.next_call(resp)
     uuids = {b.instance_uuid for b in call["build_requests"]}
     assert set(objects.InstanceGroup.get_by_uuid(
         _ctxt(project), group.uuid).members) == uuids
@@ -388,8 +403,9 @@ def test_zero_disk_flavor_needs_a_volume_for_members(cloud, member_app):
         "Only volume-backed servers are allowed for flavors with zero disk."
     # Admins may (policy create:zero_disk_flavor).
     _drain(cloud)
-    assert _post(cloud.app, _server(flavorRef="c0")).status_int == 202
-    assert cloud.recorder.next_call()["build_requests"]
+    resp = _post(cloud.app, _server(flavorRef="c0"))
+    assert resp.status_int == 202
+    assert cloud.recorder.next_call(resp)["build_requests"]
 
 
 def test_member_creates_with_a_key_pair_and_user_data(cloud, member_app):
@@ -402,7 +418,7 @@ def test_member_creates_with_a_key_pair_and_user_data(cloud, member_app):
     resp = _post(member_app, _server(key_name="k1", user_data=data,
                                      config_drive=True), project=project)
     assert resp.status_int == 202, resp.text
-    inst = cloud.recorder.next_call()["build_requests"][0].instance
+    inst = cloud.recorder.next_call(resp)["build_requests"][0].instance
     assert (inst.key_name, inst.key_data) == ("k1", "ssh-rsa AAAA k1")
     assert inst.user_data == data and inst.config_drive == "True"
     assert [k.name for k in inst.keypairs] == ["k1"]
@@ -439,14 +455,14 @@ def test_admin_requested_and_forced_destinations_reach_the_spec(cloud):
     resp = _post(cloud.app, _server(host=host, hypervisor_hostname=node,
                                     flavorRef="http://x/v2.1/flavors/c1"))
     assert resp.status_int == 202, resp.text
-    spec = cloud.recorder.next_call()["request_specs"][0]
+    spec = cloud.recorder.next_call(resp)["request_specs"][0]
     dest = spec.requested_destination
     assert (dest.host, dest.node) == (host, node)
     assert not spec.force_hosts
 
     resp = _post(cloud.app, _server(availability_zone=f"nova:{host}"))
     assert resp.status_int == 202, resp.text
-    spec = cloud.recorder.next_call()["request_specs"][0]
+    spec = cloud.recorder.next_call(resp)["request_specs"][0]
     assert spec.force_hosts == [host] and spec.availability_zone == "nova"
     assert spec.requested_destination is None
 
@@ -464,7 +480,7 @@ def test_scheduler_hints_are_kept_as_lists_of_strings(cloud):
                                        "different_host": other,
                                        "custom": 5}}))
     assert resp.status_int == 202, resp.text
-    spec = cloud.recorder.next_call()["request_specs"][0]
+    spec = cloud.recorder.next_call(resp)["request_specs"][0]
     assert spec.scheduler_hints == {"same_host": [other],
                                     "different_host": [other],
                                     "custom": ["5"]}
@@ -482,7 +498,7 @@ def test_trusted_certificates_and_hidden_password(cloud):
         CONF.clear_override("enable_instance_password", "api")
     assert resp.status_int == 202, resp.text
     assert "adminPass" not in resp.json["server"]
-    call = cloud.recorder.next_call()
+    call = cloud.recorder.next_call(resp)
     assert call["admin_password"] == "s3cret"
     req = webob.Request.blank(f"/v2.1/servers/{resp.json['server']['id']}")
     req.headers["X-Auth-Token"] = f"u1:{project}"
@@ -515,10 +531,15 @@ def _boot_volume(volume_id, **kw):
 def test_boot_from_an_existing_volume_reserves_it(cloud, cinder):
     _drain(cloud)
     project = uuid.uuid4().hex
-    vol = cinder.add_volume(project, size=3)
+    flat = cinder.add_volume(project, size=3)
+    resp = _post(cloud.app, _boot_volume(flat["id"]), project=project)
+    assert resp.status_int == 400
+    assert resp.json["badRequest"]["message"] == \
+        f"Block Device {flat['id']} is not bootable."
+    vol = cinder.add_volume(project, size=3, bootable="true")
     resp = _post(cloud.app, _boot_volume(vol["id"]), project=project)
     assert resp.status_int == 202, resp.text
-    call = cloud.recorder.next_call()
+    call = cloud.recorder.next_call(resp)
     (root,) = call["build_requests"][0].block_device_mappings
     assert (root.volume_id, root.volume_size) == (vol["id"], 3)
     assert root.attachment_id in cinder.attachments
@@ -547,15 +568,22 @@ def test_boot_from_an_existing_volume_reserves_it(cloud, cinder):
         "uuid": IMAGE, "boot_index": 0}]),
      "Images with destination_type 'volume' need to have a non-zero size "
      "specified"),
-    (_server(imageRef="", min_count=2, block_device_mapping_v2=[{
-        "source_type": "volume", "destination_type": "volume",
-        "uuid": "0d7e5f2c-7a5b-4b0e-8f3e-2a1c9d8b7e60", "boot_index": 0}]),
-     "Cannot attach one or more volumes to multiple instances"),
 ])
 def test_volume_mappings_refused_as_nova(cloud, cinder, body, message):
     resp = _post(cloud.app, body)
     assert resp.status_int == 400, resp.text
     assert resp.json["badRequest"]["message"] == message
+
+
+def test_one_volume_cannot_boot_several_servers(cloud, cinder):
+    vol = cinder.add_volume("p", bootable="true")
+    body = _boot_volume(vol["id"])
+    body["server"]["min_count"] = 2
+    resp = _post(cloud.app, body)
+    assert resp.status_int == 400, resp.text
+    assert resp.json["badRequest"]["message"] == \
+        "Cannot attach one or more volumes to multiple instances"
+    assert cinder.attachments == {}
 
 
 def test_image_to_volume_boot_passes_with_cinder(cloud, cinder):
@@ -565,7 +593,7 @@ def test_image_to_volume_boot_passes_with_cinder(cloud, cinder):
         "uuid": IMAGE, "boot_index": 0, "volume_size": 2,
         "delete_on_termination": True}]))
     assert resp.status_int == 202, resp.text
-    call = cloud.recorder.next_call()
+    call = cloud.recorder.next_call(resp)
     (root,) = call["build_requests"][0].block_device_mappings
     assert (root.image_id, root.volume_size, root.attachment_id) == \
         (IMAGE, 2, None)
