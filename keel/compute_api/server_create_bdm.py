@@ -342,10 +342,7 @@ def validate(ctx, bdms, flavor, image_ref, image_cache):
             details="More than one swap drive requested.")
     if swaps and (swaps[0].get("volume_size") or 0) > flavor.swap:
         raise exception.InvalidBDMSwapSize()
-    try:
-        max_local = CONF.max_local_block_devices
-    except AttributeError:  # not registered here: Nova's default
-        max_local = 3
+    max_local = CONF.max_local_block_devices
     if max_local >= 0 and \
             sum(1 for b in bdms if b.get("destination_type") == "local") \
             > max_local:

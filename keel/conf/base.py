@@ -59,6 +59,10 @@ service_opts = [
                help="Maximum parallel builds on one compute (0 = unlimited)."),
     cfg.StrOpt("instance_name_template", default="instance-%08x",
                help="Template for instance names."),
+    cfg.IntOpt("max_local_block_devices", default=3,
+               help="Maximum number of local disks (image, ephemeral, "
+                    "swap) a server may be created with; negative means "
+                    "unlimited, 0 allows only volume-backed servers."),
 ]
 
 allocation_opts = [

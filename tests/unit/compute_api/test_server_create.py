@@ -305,3 +305,11 @@ def test_only_ram_limited_cuts_by_ram_alone(member, cells_db):  # noqa: F811
         quota.set_limit(admin, "p", name, -1)
     quota.set_limit(admin, "p", "ram", 3 * 1024)
     assert create_quota.check_num_instances(member, _flavor(), 1, 9)[0] == 3
+
+
+def test_max_local_block_devices_zero_means_volumes_only(conf):  # noqa: F811
+    conf.config(max_local_block_devices=0)
+    with pytest.raises(exception.InvalidBDMLocalsLimit):
+        bdm.validate(None, [bdm.image_bdm(IMAGE)], _fl(), IMAGE, {})
+    conf.config(max_local_block_devices=-1)
+    bdm.validate(None, [bdm.image_bdm(IMAGE)], _fl(), IMAGE, {})
