@@ -91,8 +91,11 @@ def selection(host, areq=True):
         allocation_request_version="1.36", availability_zone="az-" + host)
 
 
-@pytest.fixture
-def cells(tmp_path):
+@pytest.fixture(scope="module")
+def cells(tmp_path_factory):
+    # One set of databases per module (creating them is most of a test's
+    # time); each test works in a project of its own.
+    tmp_path = tmp_path_factory.mktemp("conductor")
     ensure_parsed()
     urls = {n: databases.create(BACKEND, prefix="keel_cond" + n,
                                 tmp_path=tmp_path)
@@ -125,9 +128,8 @@ def cells(tmp_path):
 @pytest.fixture
 def ctxt(cells):
     from tests.functional.boot import helpers
-
     return keel_context.RequestContext(
-        user_id=helpers.USER, project_id=helpers.PROJECT, is_admin=False,
+        user_id=helpers.USER, project_id=uuid.uuid4().hex, is_admin=False,
         roles=["member"])
 
 
