@@ -172,6 +172,8 @@ def create_in_cell(cctxt, instance, block_device_mapping, tags,
     """Write the instance and everything hanging off it in the cell of
     ``cctxt`` in one transaction; returns (bdms, tags) as created."""
     bdms = objects.BlockDeviceMappingList(objects=[])
+    if tags is None and instance.obj_attr_is_set("tags"):
+        tags = instance.tags
     names = list(dict.fromkeys(t.tag for t in (tags or [])))
     # Written by Instance.create itself: one insert, no delete/re-read.
     instance.tags = objects.TagList(objects=[
