@@ -93,7 +93,8 @@ def _filter_properties(req, flavor):
 
 def _base_options(ctx, flavor, image_href, image, req, reservation_id):
     if flavor.disabled:
-        raise exception.FlavorNotFound(flavor_id=flavor.flavorid)
+        # Nova names the internal id here.
+        raise exception.FlavorNotFound(flavor_id=flavor.id)
     checks.check_user_data(req.user_data)
     key_pair = None
     key_data = None
