@@ -138,12 +138,18 @@ def test_delete_at_the_commit_point_undoes_the_instance(ctxt, cells, deps,
             ctxt, instance_uuid).destroy()
     monkeypatch.setattr(build.ScheduleAndBuild, "_map",
                         staticmethod(map_then_user_deletes))
-    run(ctxt, deps, kwargs)
+    from keel.notifications import testing
+    with testing.NotificationCapture() as capture:
+        run(ctxt, deps, kwargs)
+        end = capture.wait_for("instance.delete.end")
 
     assert compute.casts == []
     assert report.deleted == [boots[0].uuid]
     with pytest.raises(exception.InstanceNotFound):
         in_cell(ctxt, cells["cell1"], boots[0].uuid)
+    # The conductor reports the delete it finished, as Nova's.
+    assert end["payload"]["nova_object.data"]["uuid"] == boots[0].uuid
+    assert end["publisher_id"] == "nova-conductor:cond-1"
 
 
 def test_failure_after_the_record_exists_is_error_not_build(ctxt, cells,
