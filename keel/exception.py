@@ -926,3 +926,8 @@ class UnsupportedRescueImage(Invalid):
 
 class InvalidBDMVolumeNotBootable(InvalidBDM):
     msg_fmt = "Block Device %(id)s is not bootable."
+
+
+class MismatchVolumeAZException(Invalid):
+    msg_fmt = ("The availability zone between the server and its attached "
+               "volumes do not match: %(reason)s.")

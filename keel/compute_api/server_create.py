@@ -260,7 +260,10 @@ def _plan(ctx, flavor, image_href, req):
                                                    req.min_count, max_count)
     if group is not None:
         create_quota.check_group_members(ctx, group, num)
-    bdm_api.validate(ctx, bdms, flavor, image_id, {})
+    volumes = bdm_api.validate(ctx, bdms, flavor, image_id, {})
+    zone = bdm_api.volume_zone(base["availability_zone"], volumes)
+    if zone is not None:
+        base["availability_zone"] = zone
     is_bfv = bool(root and root.get("destination_type") == "volume")
     sg_list = _security_group_list(security_groups)
     destination = _destination(req)

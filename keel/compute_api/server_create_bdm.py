@@ -53,6 +53,7 @@ def _check_volume(ctx, bdm):
         except Exception:  # noqa: BLE001 - Nova's answer for all
             raise exception.InvalidBDMVolume(id=bdm["volume_id"])
         bdm["volume_size"] = volume.get("size")
+        return volume
     elif bdm.get("snapshot_id"):
         try:
             snap = api.get_snapshot(ctx, bdm["snapshot_id"])
@@ -297,7 +298,9 @@ def root_bdm(bdms):
 
 
 def validate(ctx, bdms, flavor, image_ref, image_cache):
-    """Nova's _validate_bdm on the completed list."""
+    """Nova's _validate_bdm on the completed list; returns the existing
+    volumes it boots with (Cinder's view of them)."""
+    volumes = []
     indexes = sorted(b["boot_index"] for b in bdms
                      if b.get("boot_index") is not None and
                      b["boot_index"] >= 0)
@@ -310,7 +313,9 @@ def validate(ctx, bdms, flavor, image_ref, image_cache):
                 what = bdm.get("volume_id") or bdm.get("snapshot_id") or \
                     f"({source} -> volume)"
                 raise exception.InvalidBDM(_NO_CINDER % what)
-            _check_volume(ctx, bdm)
+            volume = _check_volume(ctx, bdm)
+            if volume is not None:
+                volumes.append(volume)
         image_id = bdm.get("image_id")
         if image_id is not None:
             if image_id != image_ref and image_id not in image_cache:
@@ -347,6 +352,29 @@ def validate(ctx, bdms, flavor, image_ref, image_cache):
             sum(1 for b in bdms if b.get("destination_type") == "local") \
             > max_local:
         raise exception.InvalidBDMLocalsLimit()
+    return volumes
+
+
+def volume_zone(instance_zone, volumes):
+    """Nova's _validate_vol_az_for_create: with [cinder]/cross_az_attach
+    off, the volumes share one zone and the server must be in it; a server
+    that asked no zone takes the volumes' when it is the default zone."""
+    if CONF.cinder.cross_az_attach or not volumes:
+        return None
+    zones = {v["availability_zone"] for v in volumes}
+    if len(zones) > 1:
+        raise exception.MismatchVolumeAZException(
+            reason="Volumes are in different availability zones: %s"
+            % ",".join(sorted(zones)))
+    zone = zones.pop()
+    if not instance_zone and zone == CONF.default_availability_zone:
+        return zone
+    if instance_zone != zone:
+        raise exception.MismatchVolumeAZException(
+            reason="Server and volumes are not in the same availability "
+                   "zone. Server is in: %s. Volumes are in: %s"
+                   % (instance_zone, zone))
+    return None
 
 
 def _size(bdm, flavor):

@@ -598,3 +598,23 @@ def test_image_to_volume_boot_passes_with_cinder(cloud, cinder):
     assert (root.image_id, root.volume_size, root.attachment_id) == \
         (IMAGE, 2, None)
     assert call["build_requests"][0].instance.image_ref == ""
+
+
+def test_volume_zone_without_cross_az_attach(cloud, cinder):
+    CONF.set_override("cross_az_attach", False, group="cinder")
+    try:
+        far = cinder.add_volume("p", bootable="true",
+                                availability_zone="far")
+        resp = _post(cloud.app, _boot_volume(far["id"]))
+        assert resp.status_int == 400, resp.text
+        assert resp.json["badRequest"]["message"] == (
+            "The availability zone between the server and its attached "
+            "volumes do not match: Server and volumes are not in the same "
+            "availability zone. Server is in: None. Volumes are in: far.")
+        near = cinder.add_volume("p", bootable="true")
+        resp = _post(cloud.app, _boot_volume(near["id"]))
+        assert resp.status_int == 202, resp.text
+        spec = cloud.recorder.next_call(resp)["request_specs"][0]
+        assert spec.availability_zone == "nova"
+    finally:
+        CONF.clear_override("cross_az_attach", group="cinder")
