@@ -240,7 +240,7 @@ def _plan(ctx, flavor, image_href, req):
     max_count = min(req.max_count, max_net)
 
     bdms = bdm_api.transform(list(req.block_device_mapping), req.legacy_bdm,
-                             image_id, flavor, max_count)
+                             image_id, flavor, max_count, image)
     root = bdm_api.root_bdm(bdms)
     checks.check_metadata_quota(ctx, req.metadata)
     checks.check_injected_files_quota(ctx, req.injected_files)

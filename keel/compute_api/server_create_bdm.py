@@ -9,6 +9,7 @@ message that says so, rather than failing later on the host.
 """
 import re
 
+from oslo_serialization import jsonutils
 from oslo_utils import strutils
 
 from keel.conf import CONF
@@ -204,9 +205,10 @@ def _normalise(bdm):
     return out
 
 
-def from_legacy(legacy, image_ref, root_device_name):
+def from_legacy(legacy, image_ref, root_device_name, no_root=False):
     """Legacy ``block_device_mapping`` entries (volumes and snapshots by
-    device name); the one on the root device boots, else the image."""
+    device name); the one on the root device boots, else the image
+    (``no_root``: the image's own mappings have the root)."""
     out = []
     volume_backed = False
     for item in legacy:
@@ -230,16 +232,38 @@ def from_legacy(legacy, image_ref, root_device_name):
         elif not bdm["no_device"]:
             raise exception.InvalidBDMFormat(
                 details="Unrecognized legacy format.")
-        if bdm.get("source_type") not in (None, "blank") and \
+        if no_root:
+            bdm["boot_index"] = -1
+        elif bdm.get("source_type") not in (None, "blank") and \
                 strip_dev(bdm["device_name"]) == strip_dev(root_device_name):
             bdm["boot_index"] = 0
             volume_backed = True
         elif not bdm["no_device"]:
             bdm["boot_index"] = -1
         out.append(_normalise(bdm))
-    if image_ref and not volume_backed:
+    if image_ref and not volume_backed and not no_root:
         out.insert(0, image_bdm(image_ref))
     return out
+
+
+def image_defined(image, root_device_name):
+    """The mappings an image carries (a snapshot of a volume-backed
+    server: ``block_device_mapping``, v2 when ``bdm_v2`` is set)."""
+    props = (image or {}).get("properties") or {}
+    mappings = props.get("block_device_mapping") or []
+    if isinstance(mappings, str):
+        mappings = jsonutils.loads(mappings)
+    if not strutils.bool_from_string(props.get("bdm_v2", False)):
+        return from_legacy(mappings, None, root_device_name)
+    return [_normalise(dict(m)) for m in mappings]
+
+
+def _merge(image_bdms, request_bdms):
+    """The request's mappings win over the image's on the same device."""
+    names = {b.get("device_name") for b in request_bdms
+             if b.get("device_name")}
+    return request_bdms + [b for b in image_bdms
+                           if b.get("device_name") not in names]
 
 
 def image_bdm(image_id):
@@ -267,9 +291,11 @@ def is_swap(bdm):
         bdm.get("guest_format") == "swap"
 
 
-def transform(bdms, legacy, image_ref, flavor, num_instances):
-    """The request's mappings completed with the image and flavor disks."""
-    root_name = "vda"
+def transform(bdms, legacy, image_ref, flavor, num_instances, image=None):
+    """The request's mappings completed with the image's own mappings and
+    the image and flavor disks."""
+    props = (image or {}).get("properties") or {}
+    root_name = strip_dev(props.get("root_device_name")) or "vda"
     if image_ref:
         for bdm in bdms:
             if bdm.get("destination_type") == "volume" and \
@@ -277,8 +303,15 @@ def transform(bdms, legacy, image_ref, flavor, num_instances):
                 raise exception.InvalidRequest(
                     f"The volume cannot be assigned the same device name "
                     f"as the root device {root_name}")
+    from_image = image_defined(image, root_name)
+    root_in_image = root_bdm(from_image) is not None
     if legacy:
-        bdms = from_legacy(bdms, image_ref, root_name)
+        bdms = from_legacy(bdms, image_ref, root_name, no_root=root_in_image)
+    elif root_in_image:
+        # The client's own image mapping gives way to the image's root.
+        bdms = [b for b in bdms if not (b.get("boot_index") == 0 and
+                                        b.get("source_type") == "image")]
+    bdms = _merge(from_image, bdms)
     if num_instances > 1 and any(b.get("source_type") == "volume"
                                  for b in bdms):
         raise exception.InvalidRequest(

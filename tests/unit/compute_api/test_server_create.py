@@ -1,6 +1,7 @@
 """Pieces of the server create: zone parsing, host names, passwords, the
 quota arithmetic of multi-creates (against real SQLite cells and API
 database) and the block device mapping rules."""
+import json
 import uuid
 
 import pytest
@@ -313,3 +314,21 @@ def test_max_local_block_devices_zero_means_volumes_only(conf):  # noqa: F811
         bdm.validate(None, [bdm.image_bdm(IMAGE)], _fl(), IMAGE, {})
     conf.config(max_local_block_devices=-1)
     bdm.validate(None, [bdm.image_bdm(IMAGE)], _fl(), IMAGE, {})
+
+
+def test_snapshot_image_brings_its_volume_root():
+    snap = "3f0a1e2d-4c5b-4a69-8d7e-1f2a3b4c5d6e"
+    image = {"properties": {"bdm_v2": "True", "root_device_name": "/dev/vda",
+                            "block_device_mapping": json.dumps([{
+                                "source_type": "snapshot",
+                                "destination_type": "volume",
+                                "snapshot_id": snap, "boot_index": 0,
+                                "device_name": "/dev/vda",
+                                "volume_size": 1}])}}
+    out = bdm.transform([], True, IMAGE, _fl(), 1, image)
+    assert [(b["source_type"], b["boot_index"]) for b in out] == \
+        [("snapshot", 0)]
+    # A client that also sent the image as root gets the image's root.
+    out = bdm.transform([bdm.image_bdm(IMAGE)], False, IMAGE, _fl(), 1,
+                        image)
+    assert [b["source_type"] for b in out] == ["snapshot"]
