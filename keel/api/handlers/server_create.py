@@ -117,6 +117,10 @@ def _read(req, ctx, body):
     if "OS-DCF:diskConfig" in server:
         kw["auto_disk_config"] = server["OS-DCF:diskConfig"] == "AUTO"
     if "personality" in server:
+        for item in server["personality"]:
+            for key in ("path", "contents"):
+                if key not in item:
+                    raise _bad(f"Bad personality format: missing {key}")
         kw["injected_files"] = [(f["path"], f["contents"])
                                 for f in server["personality"]]
     zone = server.get("availability_zone")

@@ -364,6 +364,9 @@ BAD_REQUESTS = [
     (_server(imageRef=QUEUED_IMAGE), LATEST,
      f"Image {QUEUED_IMAGE} is not active."),
     (_server(networks="auto", name="x" * 256), LATEST, None),
+    ({"server": {"name": "vm", "imageRef": IMAGE, "flavorRef": "c1",
+                 "personality": [{"path": "/etc/motd"}]}}, "2.1",
+     "Bad personality format: missing contents"),
 ]
 
 
