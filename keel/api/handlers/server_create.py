@@ -120,7 +120,7 @@ def _read(req, ctx, body):
         for item in server["personality"]:
             for key in ("path", "contents"):
                 if key not in item:
-                    raise _bad(f"Bad personality format: missing {key}")
+                    raise _bad(f"Bad personality format: missing '{key}'")
         kw["injected_files"] = [(f["path"], f["contents"])
                                 for f in server["personality"]]
     zone = server.get("availability_zone")

@@ -366,7 +366,7 @@ BAD_REQUESTS = [
     (_server(networks="auto", name="x" * 256), LATEST, None),
     ({"server": {"name": "vm", "imageRef": IMAGE, "flavorRef": "c1",
                  "personality": [{"path": "/etc/motd"}]}}, "2.1",
-     "Bad personality format: missing contents"),
+     "Bad personality format: missing 'contents'"),
 ]
 
 
