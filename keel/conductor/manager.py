@@ -11,6 +11,7 @@ from oslo_utils import versionutils
 
 from keel.conductor.tasks import build
 from keel.conductor.tasks import reschedule
+from keel.conductor.tasks import safety
 from keel.conf import CONF
 from keel import manager
 from keel.objects import base as objects_base
@@ -27,6 +28,21 @@ class ConductorManager(manager.Manager):
         super().__init__(host=host or CONF.host, service_name="conductor")
         self.compute_task_mgr = ComputeTaskManager(self.host)
         self.additional_endpoints.append(self.compute_task_mgr)
+        # The safety nets' period follows [DEFAULT]/instance_build_timeout
+        # (read now, after the configuration was parsed).
+        self._periodic_spacing = dict(self._periodic_spacing,
+                                      _build_safety_nets=safety.spacing())
+
+    @manager.periodic(spacing=60, run_immediately=False)
+    def _build_safety_nets(self, context):
+        """Lost build messages re-driven, builds abandoned by a dead host
+        in ERROR, allocations of deleted instances removed (see
+        keel/conductor/tasks/safety.py)."""
+        from keel.conductor import rpcapi as conductor_rpcapi
+
+        report = self.compute_task_mgr._deps()[2]
+        safety.run(context, conductor_rpcapi.ComputeTaskAPI(), report,
+                   self.host)
 
     @staticmethod
     def _dispatch(target, method, args, kwargs):

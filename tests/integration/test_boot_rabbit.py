@@ -43,13 +43,17 @@ class Deployment:
     """One cloud of separate processes; ``start``/``kill``/``restart`` by
     name (api, conductor, scheduler, compute)."""
 
-    def __init__(self, tmp, backend="mysql", hosts=4, extra_control=""):
+    def __init__(self, tmp, backend="mysql", hosts=4, computes=1,
+                 extra_control=""):
+        # ``computes`` processes of ``hosts`` simulated hosts each.
         self.tmp, self.backend, self.hosts = tmp, backend, hosts
+        self.computes = [f"compute{k}" for k in range(1, computes + 1)]
         self.tag = uuid.uuid4().hex[:8]
         self.urls = {name: databases.create(backend, f"keel_{name}")
                      for name in ("api", "cell", "cell0", "placement")}
         self.procs, self.logs = {}, {}
-        self.host_names = [f"cmp-{self.tag}-{i}"
+        self.host_names = [f"cmp{k}-{self.tag}-{i}"
+                           for k in range(1, computes + 1)
                            for i in range(1, hosts + 1)]
         self.extra_control = extra_control
 
@@ -102,13 +106,19 @@ class Deployment:
             f"log_file = {self.tmp / 'api.log'}\n"
             "[api]\nauth_strategy = keel-development\n")
         self.api = f"http://127.0.0.1:{port}"
-        for name in ("api", "conductor", "scheduler", "compute"):
-            self.launch(name)
         self.engine = sa.create_engine(self.urls["cell"])
         self.cell0_engine = sa.create_engine(self.urls["cell0"])
-        wait(self._all_registered, 60, "the services to register")
+        for name in ["api", "conductor", "scheduler"]:
+            self.launch(name)
+        for k, name in enumerate(self.computes):
+            # One compute process after the other (see the report of
+            # helper INTEG: concurrent first starts of two processes once
+            # lost their compute_nodes rows).
+            self.launch(name)
+            wait(lambda: self._registered(self.host_names[
+                :(k + 1) * self.hosts]), 150, "the services to register")
         _run_manage(self.control, ("cell_v2", "discover_hosts"))
-        wait(self._providers_ready, 30, "the resource providers")
+        wait(self._providers_ready, 90, "the resource providers")
         wait(self._api_up, 30, "the compute API")
         return self
 
@@ -120,13 +130,15 @@ class Deployment:
                     self.api_own]
         else:
             host = {"conductor": f"cond-{self.tag}",
-                    "scheduler": f"sched-{self.tag}",
-                    "compute": f"cmp-{self.tag}"}[name]
+                    "scheduler": f"sched-{self.tag}"}.get(name) or \
+                name.replace("compute", "cmp") + f"-{self.tag}"
             own = _write(self.tmp / f"{name}-own.conf",
                          f"[DEFAULT]\nhost = {host}\nlog_file = {log}\n")
-            base = self.compute_conf if name == "compute" else self.control
-            argv = [name, "--config-file", base, "--config-file", own]
-            if name == "compute":
+            compute = name.startswith("compute")
+            base = self.compute_conf if compute else self.control
+            argv = ["compute" if compute else name, "--config-file", base,
+                    "--config-file", own]
+            if compute:
                 argv += ["--hosts", str(self.hosts)]
         self.procs[name] = subprocess.Popen(
             KEEL + argv, stdout=subprocess.DEVNULL,
@@ -155,7 +167,7 @@ class Deployment:
                 for n, p in self.procs.items()
                 if p.poll() is not None and n != "placement"}
 
-    def _all_registered(self):
+    def _registered(self, names):
         assert not self.dead(), self.dead()
         with self.engine.connect() as conn:
             hosts = set(conn.execute(sa.text(
@@ -163,7 +175,7 @@ class Deployment:
                 "`binary` = 'nova-compute'" if self.backend == "mysql" else
                 "SELECT host FROM services WHERE deleted = 0 AND "
                 "\"binary\" = 'nova-compute'")).scalars())
-        return set(self.host_names) <= hosts
+        return set(names) <= hosts
 
     def _providers_ready(self):
         resp = requests.get(f"{self.placement}/resource_providers",
