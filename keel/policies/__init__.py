@@ -14,6 +14,7 @@ from keel.policies import keypairs
 from keel.policies import network_proxies
 from keel.policies import quotas
 from keel.policies import server_groups
+from keel.policies import server_power
 from keel.policies import servers
 
 
@@ -28,4 +29,5 @@ def list_rules():
         servers.list_rules(),
         deferred_delete.list_rules(),
         network_proxies.list_rules(),
+        server_power.list_rules(),
     ))

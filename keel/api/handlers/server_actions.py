@@ -26,6 +26,7 @@ ACTION_MODULES = (
     "keel.api.handlers.floating_ips",
     "keel.api.handlers.security_groups",
     "keel.api.handlers.server_delete",
+    "keel.api.handlers.server_power",
 )
 
 _ACTIONS = {}

@@ -1,0 +1,447 @@
+"""The power family end to end: openstacksdk -> API -> compute RPC -> fake
+virt driver, in the one-process cloud (real Placement, SQLite cells).
+
+Servers are written into cell1 as a finished boot leaves them, with their
+guest in the compute's fake driver, so each test starts from a known state
+and checks what a user sees: status transitions, 409s with Nova's words,
+the instance actions and the guest's state on the hypervisor.
+"""
+import uuid
+
+import openstack
+from oslo_utils import timeutils
+import pytest
+
+from keel.api import deploy
+from keel.conf import CONF
+from keel import context as keel_context
+from keel.image import api as image_api
+from keel.notifications.testing import notification_capture  # noqa: F401
+from keel import objects
+from keel.virt import power_state
+from tests.functional import fixtures_services as fx
+from tests.functional.fixtures_services import http_endpoint  # noqa: F401
+from tests.functional.fixtures_services import wait_for
+from tests.unit.api.conftest import call
+
+PROJECT = "p-power"
+USER = "u-power"
+IMAGE = "6b2a3f4e-0c1d-4e5f-8a9b-0c1d2e3f4a5b"
+RESCUE_IMAGE = "7c3b4a5f-1d2e-4f60-9bac-1d2e3f4a5b6c"
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("power")
+    CONF.set_override("path", str(tmp / "images"), "image_catalogue")
+    image_api.reset()
+    cloud, launcher = fx.start_cloud(tmp, count=1)
+    ctxt = keel_context.get_admin_context()
+    images = image_api.get_api()
+    for image_id, name in ((IMAGE, "cirros"), (RESCUE_IMAGE, "rescue")):
+        images.create(ctxt, {"id": image_id, "name": name,
+                             "disk_format": "qcow2",
+                             "container_format": "bare",
+                             "visibility": "public"}, data=b"x" * 512)
+    yield cloud
+    fx.stop_cloud(launcher)
+    CONF.clear_override("path", "image_catalogue")
+    image_api.reset()
+
+
+@pytest.fixture
+def sdk(http_endpoint):  # noqa: F811
+    conn = openstack.connection.Connection(
+        auth_type="none", compute_endpoint_override=http_endpoint + "/",
+        compute_api_version="2")
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def member_app(cloud):
+    """The API for a plain member of PROJECT (token user:project)."""
+    CONF.set_override("development_roles", ["member", "reader"], group="api")
+    try:
+        yield deploy.deploy(CONF)
+    finally:
+        CONF.clear_override("development_roles", group="api")
+
+
+def _flavor():
+    return objects.Flavor(id=1, flavorid="1", name="m1.tiny", memory_mb=512,
+                          vcpus=1, root_gb=1, ephemeral_gb=0, swap=0,
+                          extra_specs={}, rxtx_factor=1.0, vcpu_weight=0,
+                          disabled=False, is_public=True, description=None)
+
+
+def _cell(cloud):
+    return objects.CellMapping.get_by_uuid(cloud.ctxt, fx.CELL1_UUID)
+
+
+def compute(cloud):
+    return next(s.manager for s in cloud.services
+                if s.binary == "nova-compute")
+
+
+def driver(cloud):
+    return compute(cloud).driver
+
+
+def server(cloud, vm_state="active", locked=False, image_ref=IMAGE):
+    """An instance on the compute with its guest in the driver (running,
+    or off for a stopped server)."""
+    u = str(uuid.uuid4())
+    running = vm_state != "stopped"
+    host = cloud.hosts[0]
+    node = cloud.nodes(host)[0]
+    with keel_context.target_cell(cloud.ctxt, _cell(cloud)) as cctxt:
+        inst = objects.Instance(
+            cctxt, uuid=u, project_id=PROJECT, user_id=USER,
+            display_name=f"vm-{u[:6]}", hostname=f"vm-{u[:6]}",
+            flavor=_flavor(), instance_type_id=1, vcpus=1, memory_mb=512,
+            root_gb=1, image_ref=image_ref, metadata={},
+            system_metadata={"image_base_image_ref": image_ref},
+            launch_index=0, availability_zone="nova", vm_state=vm_state,
+            task_state=None, host=host,
+            power_state=power_state.RUNNING if running
+            else power_state.SHUTDOWN,
+            node=node.hypervisor_hostname, launched_at=timeutils.utcnow(),
+            locked=locked, locked_by="owner" if locked else None,
+            info_cache=objects.InstanceInfoCache(network_info=[]))
+        inst.create()
+        driver(cloud).spawn(cctxt, inst, None, [], None, {},
+                            power_on=running)
+    objects.InstanceMapping(cloud.ctxt, instance_uuid=u,
+                            cell_mapping=_cell(cloud), project_id=PROJECT,
+                            user_id=USER).create()
+    return u
+
+
+def read(cloud, u):
+    with keel_context.target_cell(cloud.ctxt, _cell(cloud)) as c:
+        return objects.Instance.get_by_uuid(c, u)
+
+
+def actions(cloud, u):
+    """[(action, [(event, result)])], oldest first."""
+    with keel_context.target_cell(cloud.ctxt, _cell(cloud)) as c:
+        out = []
+        for a in reversed(objects.InstanceActionList.get_by_instance_uuid(
+                c, u)):
+            evs = objects.InstanceActionEventList.get_by_action(c, a.id)
+            out.append((a.action, [(e.event, e.result) for e in evs]))
+        return out
+
+
+def faults(cloud, u):
+    with keel_context.target_cell(cloud.ctxt, _cell(cloud)) as c:
+        return objects.InstanceFaultList.get_by_instance_uuids(c, [u])
+
+
+def guest_state(cloud, u):
+    fake = driver(cloud)._instances.get(u)
+    return fake.state if fake is not None else None
+
+
+def settled(cloud, u, status, sdk=None):
+    """Wait until the server shows ``status`` with no task in progress."""
+    def done():
+        inst = read(cloud, u)
+        return inst.task_state is None and \
+            _status(cloud, u) == status and inst
+    return wait_for(done, timeout=10)
+
+
+def _status(cloud, u):
+    resp = call(cloud.app, f"/v2.1/servers/{u}")
+    return resp.json["server"]["status"]
+
+
+def action(app, u, body, version="2.90", token=None):
+    headers = {"OpenStack-API-Version": f"compute {version}"}
+    if token:
+        headers["X-Auth-Token"] = token
+    return call(app, f"/v2.1/servers/{u}/action", method="POST", body=body,
+                headers=headers)
+
+
+# -- stop / start -------------------------------------------------------------
+
+def test_stop_and_start_through_the_sdk(cloud, sdk,
+                                        notification_capture):  # noqa: F811
+    u = server(cloud)
+    sdk.compute.stop_server(u)
+    inst = settled(cloud, u, "SHUTOFF")
+    assert inst, read(cloud, u)
+    assert inst.vm_state == "stopped"
+    assert inst.power_state == power_state.SHUTDOWN
+    assert guest_state(cloud, u) == power_state.SHUTDOWN
+    assert sdk.compute.get_server(u).power_state == power_state.SHUTDOWN
+    notification_capture.wait_for("instance.power_off.end")
+    assert "compute.instance.power_off.start" in \
+        notification_capture.event_types(versioned=False)
+
+    sdk.compute.start_server(u)
+    inst = settled(cloud, u, "ACTIVE")
+    assert inst and inst.power_state == power_state.RUNNING
+    assert guest_state(cloud, u) == power_state.RUNNING
+    notification_capture.wait_for("instance.power_on.end")
+    assert actions(cloud, u) == [
+        ("stop", [("compute_stop_instance", "Success")]),
+        ("start", [("compute_start_instance", "Success")])]
+
+
+def test_state_conflicts_use_novas_words(cloud, sdk):
+    u = server(cloud, vm_state="stopped")
+    resp = action(cloud.app, u, {"os-stop": None})
+    assert resp.status_int == 409
+    assert resp.json["conflictingRequest"]["message"] == (
+        f"Cannot 'stop' instance {u} while it is in vm_state stopped")
+    for body, name in (({"pause": None}, "pause"),
+                       ({"suspend": None}, "suspend"),
+                       ({"unrescue": None}, "unrescue"),
+                       ({"reboot": {"type": "SOFT"}}, "reboot")):
+        resp = action(cloud.app, u, body)
+        assert resp.status_int == 409, body
+        assert f"Cannot '{name}' instance" in resp.text
+    running = server(cloud)
+    resp = action(cloud.app, running, {"os-start": None})
+    assert resp.status_int == 409
+    assert "vm_state active" in resp.json["conflictingRequest"]["message"]
+    # Nothing was recorded for a refused action.
+    assert actions(cloud, u) == [] and actions(cloud, running) == []
+
+
+def test_busy_server_refuses_a_second_action(cloud):
+    u = server(cloud)
+    inst = read(cloud, u)
+    inst.task_state = "pausing"
+    inst.save()
+    resp = action(cloud.app, u, {"os-stop": None})
+    assert resp.status_int == 409
+    assert resp.json["conflictingRequest"]["message"] == (
+        f"Cannot 'stop' instance {u} while it is in task_state pausing")
+
+
+def test_locked_server_refuses_a_member_but_not_an_admin(cloud, member_app):
+    u = server(cloud, locked=True)
+    token = f"{USER}:{PROJECT}"
+    resp = action(member_app, u, {"os-stop": None}, token=token)
+    assert resp.status_int == 409
+    assert resp.json["conflictingRequest"]["message"] == \
+        f"Instance {u} is locked"
+    # The owner locked it; an admin may still act on it.
+    assert action(cloud.app, u, {"os-stop": None}).status_int == 202
+    assert settled(cloud, u, "SHUTOFF")
+
+
+def test_a_failing_driver_reverts_the_task_and_records_a_fault(cloud):
+    u = server(cloud)
+    driver(cloud).inject_failure("power_off", times=1, instance_uuid=u)
+    assert action(cloud.app, u, {"os-stop": None}).status_int == 202
+    inst = settled(cloud, u, "ACTIVE")
+    assert inst and inst.vm_state == "active"
+    assert [f.message for f in faults(cloud, u)] == [
+        "Injected failure in fake driver operation power_off"]
+    assert actions(cloud, u) == [
+        ("stop", [("compute_stop_instance", "Error")])]
+    # The instance accepts the next request.
+    assert action(cloud.app, u, {"os-stop": None}).status_int == 202
+    assert settled(cloud, u, "SHUTOFF")
+
+
+# -- reboot -------------------------------------------------------------------
+
+def test_soft_and_hard_reboot(cloud, sdk, notification_capture):  # noqa: F811
+    u = server(cloud)
+    sdk.compute.reboot_server(u, "SOFT")
+    assert settled(cloud, u, "ACTIVE")
+    notification_capture.wait_for("instance.reboot.end")
+    # A hard reboot also brings a stopped server back.
+    stopped = server(cloud, vm_state="stopped")
+    sdk.compute.reboot_server(stopped, "HARD")
+    inst = settled(cloud, stopped, "ACTIVE")
+    assert inst and inst.power_state == power_state.RUNNING
+    assert guest_state(cloud, stopped) == power_state.RUNNING
+    assert actions(cloud, stopped) == [
+        ("reboot", [("compute_reboot_instance", "Success")])]
+
+
+def test_soft_reboot_falls_back_to_hard_without_driver_support(cloud):
+    u = server(cloud)
+    drv = driver(cloud)
+    seen = []
+    real = drv.reboot
+
+    def reboot(context, instance, network_info, reboot_type, **kw):
+        seen.append(reboot_type)
+        if reboot_type == "SOFT":
+            raise NotImplementedError()
+        return real(context, instance, network_info, reboot_type, **kw)
+    drv.reboot = reboot
+    try:
+        assert action(cloud.app, u,
+                      {"reboot": {"type": "soft"}}).status_int == 202
+        assert settled(cloud, u, "ACTIVE")
+    finally:
+        del drv.reboot
+    assert seen == ["SOFT", "HARD"]
+
+
+def test_reboot_body_is_validated(cloud):
+    u = server(cloud)
+    resp = action(cloud.app, u, {"reboot": {"type": "WARM"}})
+    assert resp.status_int == 400
+    assert action(cloud.app, u, {"reboot": {}}).status_int == 400
+
+
+# -- pause, suspend -----------------------------------------------------------
+
+def test_pause_unpause_suspend_resume(cloud, sdk):
+    u = server(cloud)
+    sdk.compute.pause_server(u)
+    inst = settled(cloud, u, "PAUSED")
+    assert inst and inst.power_state == power_state.PAUSED
+    assert guest_state(cloud, u) == power_state.PAUSED
+    sdk.compute.unpause_server(u)
+    assert settled(cloud, u, "ACTIVE")
+    sdk.compute.suspend_server(u)
+    inst = settled(cloud, u, "SUSPENDED")
+    assert inst and guest_state(cloud, u) == power_state.SUSPENDED
+    sdk.compute.resume_server(u)
+    inst = settled(cloud, u, "ACTIVE")
+    assert inst and "old_vm_state" not in inst.system_metadata
+    assert guest_state(cloud, u) == power_state.RUNNING
+    assert [a for a, _e in actions(cloud, u)] == [
+        "pause", "unpause", "suspend", "resume"]
+
+
+def test_failed_suspend_puts_the_server_in_error(cloud):
+    u = server(cloud)
+    driver(cloud).inject_failure("suspend", times=1, instance_uuid=u)
+    assert action(cloud.app, u, {"suspend": None}).status_int == 202
+    inst = settled(cloud, u, "ERROR")
+    assert inst and inst.vm_state == "error"
+    assert faults(cloud, u)
+
+
+# -- rescue -------------------------------------------------------------------
+
+def test_rescue_and_unrescue(cloud, sdk, notification_capture):  # noqa: F811
+    u = server(cloud)
+    resp = action(cloud.app, u, {"rescue": {"adminPass": "s3cret",
+                                            "rescue_image_ref": RESCUE_IMAGE}})
+    assert resp.status_int == 200
+    assert resp.json == {"adminPass": "s3cret"}
+    assert settled(cloud, u, "RESCUE")
+    assert driver(cloud)._instances[u].rescued is True
+    notification_capture.wait_for("instance.rescue.end")
+    sdk.compute.unrescue_server(u)
+    assert settled(cloud, u, "ACTIVE")
+    assert driver(cloud)._instances[u].rescued is False
+    # Without a body the server's own image is used, a password generated.
+    resp = action(cloud.app, u, {"rescue": None})
+    assert resp.status_int == 200 and len(resp.json["adminPass"]) == 12
+    assert settled(cloud, u, "RESCUE")
+
+
+def test_rescue_refusals(cloud):
+    u = server(cloud)
+    resp = action(cloud.app, u, {"rescue": {
+        "rescue_image_ref": str(uuid.uuid4())}})
+    assert resp.status_int == 400
+    assert "is not supported" in resp.text
+    bfv = server(cloud, image_ref="")
+    resp = action(cloud.app, bfv, {"rescue": None})
+    assert resp.status_int == 400
+    assert "Cannot rescue a volume-backed instance" in resp.text
+    resp = action(cloud.app, u, {"rescue": {"rescue_image_ref": "nope"}})
+    assert resp.status_int == 400
+
+
+# -- lock ---------------------------------------------------------------------
+
+def test_lock_with_reason_and_unlock(cloud, sdk, member_app):
+    u = server(cloud)
+    token = f"{USER}:{PROJECT}"
+    resp = action(member_app, u, {"lock": {"locked_reason": "maintenance"}},
+                  version="2.73", token=token)
+    assert resp.status_int == 202
+    shown = call(cloud.app, f"/v2.1/servers/{u}",
+                 headers={"OpenStack-API-Version": "compute 2.73"})
+    assert shown.json["server"]["locked"] is True
+    assert shown.json["server"]["locked_reason"] == "maintenance"
+    resp = action(member_app, u, {"pause": None}, token=token)
+    assert resp.status_int == 409
+    # 2.73's reason is 1 to 255 characters.
+    resp = action(member_app, u, {"lock": {"locked_reason": ""}},
+                  version="2.73", token=token)
+    assert resp.status_int == 400
+    assert action(member_app, u, {"unlock": None},
+                  token=token).status_int == 202
+    inst = read(cloud, u)
+    assert not inst.locked and inst.locked_by is None
+    assert "locked_reason" not in inst.system_metadata
+    assert [a for a, _e in actions(cloud, u)] == ["lock", "unlock"]
+
+
+def test_member_cannot_unlock_an_admin_lock(cloud, member_app):
+    u = server(cloud)
+    assert action(cloud.app, u, {"lock": None}).status_int == 202
+    assert read(cloud, u).locked_by == "admin"
+    resp = action(member_app, u, {"unlock": None}, token=f"{USER}:{PROJECT}")
+    assert resp.status_int == 403
+    assert read(cloud, u).locked
+
+
+# -- crash dump, console output ----------------------------------------------
+
+def test_trigger_crash_dump_needs_2_17(cloud):
+    u = server(cloud)
+    resp = action(cloud.app, u, {"trigger_crash_dump": None}, version="2.16")
+    assert resp.status_int == 404
+    resp = action(cloud.app, u, {"trigger_crash_dump": None}, version="2.17")
+    assert resp.status_int == 202
+    assert wait_for(lambda: actions(cloud, u) == [
+        ("trigger_crash_dump", [("compute_trigger_crash_dump",
+                                 "Success")])], timeout=10)
+    stopped = server(cloud, vm_state="stopped")
+    resp = action(cloud.app, stopped, {"trigger_crash_dump": None},
+                  version="2.17")
+    assert resp.status_int == 409
+
+
+def test_console_output(cloud, sdk):
+    u = server(cloud)
+    out = sdk.compute.get_server_console_output(u)["output"]
+    assert f"fake guest {u} booted" in out
+    resp = action(cloud.app, u, {"os-getConsoleOutput": {"length": "0"}})
+    assert resp.status_int == 200 and resp.json == {"output": ""}
+    resp = action(cloud.app, u, {"os-getConsoleOutput": {"length": -2}})
+    assert resp.status_int == 400
+
+
+# -- the hypervisor changing state on its own ---------------------------------
+
+def test_guest_stopped_behind_our_back_becomes_shutoff(cloud, sdk):
+    u = server(cloud)
+    # The guest powers off without any request: the driver's lifecycle
+    # event reaches the compute, which stops the server as Nova does.
+    driver(cloud).power_off(read(cloud, u))
+    inst = settled(cloud, u, "SHUTOFF")
+    assert inst, read(cloud, u)
+    assert inst.power_state == power_state.SHUTDOWN
+    assert sdk.compute.get_server(u).status == "SHUTOFF"
+    assert actions(cloud, u) == [
+        ("stop", [("compute_stop_instance", "Success")])]
+
+
+def test_periodic_sync_catches_a_lost_event(cloud):
+    u = server(cloud)
+    drv = driver(cloud)
+    with drv._lock:  # the guest stops and no event is delivered
+        drv._instances[u].state = power_state.SHUTDOWN
+    mgr = compute(cloud)
+    assert u in mgr._sync_power_states(keel_context.get_admin_context())
+    assert settled(cloud, u, "SHUTOFF")
