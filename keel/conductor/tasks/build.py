@@ -21,6 +21,7 @@ BUILD; before the record exists it is buried in cell0.
 """
 import sys
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
@@ -34,6 +35,11 @@ from keel import exception
 from keel import objects
 
 LOG = logging.getLogger(__name__)
+
+# What the compute needs of an instance it builds (as a fresh create has).
+_ADOPT_ATTRS = ["flavor", "metadata", "system_metadata", "info_cache",
+                "security_groups", "tags", "numa_topology", "pci_requests",
+                "keypairs", "trusted_certs"]
 
 
 class _Build:
@@ -160,9 +166,39 @@ class ScheduleAndBuild:
         if selection.obj_attr_is_set("availability_zone") and \
                 selection.availability_zone:
             instance.availability_zone = selection.availability_zone
+        try:
+            with keel_context.target_cell(context, build.cell) as cctxt:
+                build.bdms, build.tags = common.create_in_cell(
+                    cctxt, instance, self.bdm, self.tags)
+            build.instance = instance
+        except db_exc.DBDuplicateEntry:
+            return self._adopt(context, build, selection)
+        return True
+
+    def _adopt(self, context, build, selection):
+        """An earlier delivery of this request wrote the record and died
+        before its commit point (the safety net sent the request again):
+        carry on with that record rather than write a second one."""
         with keel_context.target_cell(context, build.cell) as cctxt:
-            build.bdms, build.tags = common.create_in_cell(
-                cctxt, instance, self.bdm, self.tags)
+            instance = objects.Instance.get_by_uuid(
+                cctxt, build.uuid, expected_attrs=_ADOPT_ATTRS)
+            if instance.vm_state != common.BUILDING or instance.host:
+                LOG.error("Instance %s already exists in cell %s (%s on %s)"
+                          ": not building it again.", build.uuid,
+                          build.cell.identity, instance.vm_state,
+                          instance.host)
+                self._release(context, build.uuid)
+                return False
+            LOG.info("Instance %s was written by an earlier delivery of "
+                     "this request; continuing with it.", build.uuid)
+            if selection.obj_attr_is_set("availability_zone") and \
+                    selection.availability_zone:
+                instance.availability_zone = selection.availability_zone
+            instance.save(expected_vm_state=common.BUILDING,
+                          expected_task_state=[common.SCHEDULING, None])
+            build.bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
+                cctxt, build.uuid)
+            build.tags = instance.tags
         build.instance = instance
         return True
 

@@ -343,3 +343,29 @@ def test_a_placed_instance_is_announced_as_building(ctxt, cells, deps):
     # Unknown old states are reported as the current ones (Nova's rule).
     assert (state["old_state"], state["state"]) == ("building", "building")
     assert legacy["payload"]["instance_id"] == boots[0].uuid
+
+
+def test_a_redriven_request_adopts_the_record_a_dead_conductor_wrote(
+        ctxt, cells, deps):
+    from keel.conductor.tasks import common
+
+    scheduler, compute, report = deps
+    scheduler.answer = picks("host-a", "host-b")
+    boots, kwargs = helpers.boot_request(ctxt)
+    # The first delivery got as far as the cell transaction, then died.
+    with keel_context.target_cell(ctxt, cells["cell1"]) as cctxt:
+        common.create_in_cell(
+            cctxt, common.new_instance(ctxt, boots[0].build_request,
+                                       boots[0].spec, kwargs["image"]),
+            kwargs["block_device_mapping"], kwargs["tags"])
+    run(ctxt, deps, kwargs)
+
+    (cast,) = compute.casts
+    assert cast["instance"].uuid == boots[0].uuid
+    assert cast["instance"].availability_zone == "az-host-a"
+    assert len(cast["block_device_mapping"]) == 1
+    assert [t.tag for t in cast["instance"].tags] == ["blue"]
+    with pytest.raises(exception.InstanceNotFound):
+        in_cell(ctxt, cells["cell0"], boots[0].uuid)
+    assert gone(ctxt, boots[0].uuid)
+    assert report.deleted == []
