@@ -329,11 +329,21 @@ def _commit(ctx, plan, req):
     if requested_networks is not None:
         for spec, _b, _m in built:
             spec.requested_networks = requested_networks
-    compute_task_api().schedule_and_build_instances(
-        ctx, build_requests=[b for _s, b, _m in built],
-        request_specs=[s for s, _b, _m in built], image=plan.image,
-        admin_password=req.admin_password,
-        injected_files=req.injected_files,
-        requested_networks=requested_networks,
-        block_device_mapping=plan.bdms, tags=plan.tags)
+    try:
+        compute_task_api().schedule_and_build_instances(
+            ctx, build_requests=[b for _s, b, _m in built],
+            request_specs=[s for s, _b, _m in built], image=plan.image,
+            admin_password=req.admin_password,
+            injected_files=req.injected_files,
+            requested_networks=requested_networks,
+            block_device_mapping=plan.bdms, tags=plan.tags)
+    except Exception:
+        # Not handed over: undo, rather than leave servers in BUILD that
+        # nothing will ever build. (Had the cast got through after all,
+        # the conductor finds no BuildRequest: a server deleted meanwhile.)
+        LOG.exception("Could not cast schedule_and_build_instances for %s",
+                      [b.instance_uuid for _s, b, _m in built])
+        records.remove(ctx, built, group)
+        bdm_api.release_volumes(ctx, plan.attachments)
+        raise
     return [b.instance for _s, b, _m in built], plan.reservation_id

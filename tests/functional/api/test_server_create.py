@@ -621,3 +621,21 @@ def test_volume_zone_without_cross_az_attach(cloud, cinder):
         assert spec.availability_zone == "nova"
     finally:
         CONF.clear_override("cross_az_attach", group="cinder")
+
+
+def test_a_failed_cast_leaves_no_server_behind(cloud):
+    """A conductor pinned below 1.17 ([upgrade_levels]) cannot take the
+    request: the API answers 500 and removes what it wrote."""
+    project = uuid.uuid4().hex
+    CONF.set_override("conductor", "1.16", group="upgrade_levels")
+    create_api.reset()
+    try:
+        resp = _post(cloud.app, _server(), project=project)
+    finally:
+        CONF.clear_override("conductor", group="upgrade_levels")
+        create_api.reset()
+    assert resp.status_int == 500
+    assert objects.InstanceMappingList.get_by_project_id(
+        _ctxt(project), project).objects == []
+    member = keel_context.RequestContext(user_id="u1", project_id=project)
+    assert objects.BuildRequestList.get_all(member).objects == []
