@@ -237,6 +237,12 @@ def test_multi_create_gives_the_reservation_id_and_numbered_names(cloud):
     assert {i.reservation_id for i in insts} == {rid}
     assert [i.launch_index for i in insts] == [0, 1, 2]
     assert {s.num_instances for s in call["request_specs"]} == {3}
+    # What clients do with the reservation id: list the servers by it.
+    req = webob.Request.blank(f"/v2.1/servers?reservation_id={rid}")
+    req.headers["X-Auth-Token"] = f"u1:{project}"
+    listed = req.get_response(cloud.app).json["servers"]
+    assert sorted(s["name"] for s in listed) == \
+        ["batch-1", "batch-2", "batch-3"]
 
 
 def test_quota_cuts_a_multi_create_down_or_refuses_it(cloud):
