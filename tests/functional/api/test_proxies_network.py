@@ -394,3 +394,19 @@ def test_reader_reads_but_cannot_write(cells_db, conf, sim):  # noqa: F811
     assert denied.status_int == 403
     assert call(app, "/v2.1/os-floating-ips", "POST", V235,
                 {}).status_int == 403
+
+
+def test_unreachable_neutron_is_503_not_500(api_env):  # noqa: F811
+    CONF.set_override("endpoint_override", "http://127.0.0.1:9",
+                      group="neutron")
+    CONF.set_override("http_retries", 0, group="neutron")
+    neutron_client.reset()
+    try:
+        resp = call(api_env, "/v2.1/os-security-groups", headers=V235)
+    finally:
+        CONF.clear_override("endpoint_override", group="neutron")
+        CONF.clear_override("http_retries", group="neutron")
+        neutron_client.reset()
+    assert resp.status_int == 503
+    assert "Connection to neutron failed" in \
+        resp.json["serviceUnavailable"]["message"]
