@@ -2,6 +2,8 @@
 from and written to Cinder (keel.clients.cinder). Without Cinder there are
 no volumes or snapshots: lists are empty, lookups 404, and creating a
 volume is refused with a 400 that says Cinder is not configured."""
+import functools
+
 import webob.exc
 from oslo_utils import strutils
 
@@ -21,6 +23,18 @@ NO_CINDER = ("Volumes need the block storage service (Cinder), which is "
              "not configured.")
 
 
+def _cinder_errors(func):
+    """Cinder down or failing: a 503 that says so (Nova lets it be a 500)."""
+    @functools.wraps(func)
+    def wrapper(req, **kwargs):
+        try:
+            return func(req, **kwargs)
+        except exception.CinderConnectionFailed as exc:
+            raise webob.exc.HTTPServiceUnavailable(
+                explanation=exc.format_message())
+    return wrapper
+
+
 def _authorize(req, action):
     policy.authorize(req.context, names.VOLUMES % action,
                      {"project_id": req.context.project_id})
@@ -38,18 +52,21 @@ def _volume_list(req, action):
 
 
 @wsgi.expose(max_version=MAX, name="volumes.index")
+@_cinder_errors
 @validation.query_schema(schema.index_query)
 def index(req):
     return _volume_list(req, "list")
 
 
 @wsgi.expose(max_version=MAX, name="volumes.detail")
+@_cinder_errors
 @validation.query_schema(schema.detail_query)
 def detail(req):
     return _volume_list(req, "detail")
 
 
 @wsgi.expose(max_version=MAX, name="volumes.show")
+@_cinder_errors
 @validation.query_schema(schema.show_query)
 def show(req, id):
     _authorize(req, "show")
@@ -63,6 +80,7 @@ def show(req, id):
 
 
 @wsgi.expose(max_version=MAX, name="volumes.create")
+@_cinder_errors
 @validation.schema(schema.create)
 def create(req):
     _authorize(req, "create")
@@ -94,6 +112,7 @@ def create(req):
 
 
 @wsgi.expose(max_version=MAX, status=202, name="volumes.delete")
+@_cinder_errors
 def delete(req, id):
     _authorize(req, "delete")
     api = _api()
@@ -119,18 +138,21 @@ def _snapshot_list(req, action):
 
 
 @wsgi.expose(max_version=MAX, name="snapshots.index")
+@_cinder_errors
 @validation.query_schema(schema.snapshot_index_query)
 def snapshot_index(req):
     return _snapshot_list(req, "list")
 
 
 @wsgi.expose(max_version=MAX, name="snapshots.detail")
+@_cinder_errors
 @validation.query_schema(schema.snapshot_detail_query)
 def snapshot_detail(req):
     return _snapshot_list(req, "detail")
 
 
 @wsgi.expose(max_version=MAX, name="snapshots.show")
+@_cinder_errors
 @validation.query_schema(schema.snapshot_show_query)
 def snapshot_show(req, id):
     _authorize(req, "snapshots:show")
@@ -144,6 +166,7 @@ def snapshot_show(req, id):
 
 
 @wsgi.expose(max_version=MAX, name="snapshots.create")
+@_cinder_errors
 @validation.schema(schema.snapshot_create)
 def snapshot_create(req):
     _authorize(req, "snapshots:create")
@@ -167,6 +190,7 @@ def snapshot_create(req):
 
 
 @wsgi.expose(max_version=MAX, status=202, name="snapshots.delete")
+@_cinder_errors
 def snapshot_delete(req, id):
     _authorize(req, "snapshots:delete")
     api = _api()

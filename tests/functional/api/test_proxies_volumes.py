@@ -131,3 +131,18 @@ def test_without_cinder(api_env):  # noqa: F811
                 {"volume": {"size": 1}})
     assert made.status_int == 400
     assert "Cinder" in made.json["badRequest"]["message"]
+
+
+def test_unreachable_cinder_is_503(api_env):  # noqa: F811
+    CONF.set_override("endpoint_template",
+                      "http://127.0.0.1:9/v3/%(project_id)s", "cinder")
+    CONF.set_override("http_retries", 0, "cinder")
+    cinder.reset()
+    try:
+        resp = call(api_env, "/v2.1/os-volumes", headers=V235)
+    finally:
+        CONF.clear_override("endpoint_template", "cinder")
+        CONF.clear_override("http_retries", "cinder")
+        cinder.reset()
+    assert resp.status_int == 503
+    assert "cinder" in resp.json["serviceUnavailable"]["message"]
