@@ -68,8 +68,9 @@ def put_in_error(context, instance_uuid, exc, request_spec, method=
                  "build_instances", exc_info=None, host=None):
     """ERROR / no task for the instance, with a fault and notifications.
 
-    False (and nothing written) when the instance is gone or being
-    deleted: the delete owns it now.
+    Only a build becomes ERROR (compare-and-swap on vm_state building and
+    a build task state). False, and nothing written, when the instance is
+    gone, being deleted or no longer building: someone else owns it now.
     """
     exc_info = exc_info or sys.exc_info()
     LOG.warning("Failed to compute_task_%s: %s", method, exc,
@@ -79,9 +80,11 @@ def put_in_error(context, instance_uuid, exc, request_spec, method=
         old_vm, old_task = instance.vm_state, instance.task_state
         instance.vm_state = ERROR
         instance.task_state = None
-        instance.save(expected_task_state=BUILD_TASK_STATES)
+        instance.save(expected_vm_state=BUILDING,
+                      expected_task_state=BUILD_TASK_STATES)
     except (exception.InstanceNotFound,
-            exception.UnexpectedTaskStateError) as gone:
+            exception.UnexpectedTaskStateError,
+            exception.UnexpectedVMStateError) as gone:
         LOG.info("Not setting instance %s to ERROR: %s", instance_uuid, gone)
         return False
     add_fault(context, instance_uuid, exc, exc_info, host=host)

@@ -82,6 +82,8 @@ class Reschedule:
         instance._context = cctxt
         selection = host_list.pop(0)
         if is_reschedule:
+            if not _waiting_for_a_host(cctxt, instance.uuid):
+                return
             try:
                 selection = self._claim_next(cctxt, request_spec, instance,
                                              selection, host_list)
@@ -100,9 +102,11 @@ class Reschedule:
             instance.availability_zone = selection.availability_zone
         try:
             # Also tells us whether the user deleted it meanwhile.
-            instance.save(expected_task_state=common.BUILD_TASK_STATES)
+            instance.save(expected_vm_state=common.BUILDING,
+                          expected_task_state=common.BUILD_TASK_STATES)
         except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError):
+                exception.UnexpectedTaskStateError,
+                exception.UnexpectedVMStateError):
             LOG.debug("Instance deleted during build",
                       instance_uuid=instance.uuid)
             self._release(cctxt, instance.uuid)
@@ -171,8 +175,11 @@ class Reschedule:
         """Nova's _cleanup_when_reschedule_fails: ERROR with the fault and
         notifications, networks and allocations released."""
         context = _cell_context(context, instance.uuid)
-        common.put_in_error(context, instance.uuid, exc, spec,
-                            host=self.host)
+        if not common.put_in_error(context, instance.uuid, exc, spec,
+                                   host=self.host):
+            # Deleted, being deleted, or no longer building (a stale
+            # message): whatever holds it now owns its resources.
+            return
         try:
             from keel.network import api as network_api
 
@@ -214,6 +221,22 @@ class Reschedule:
                 mapping.destroy()
             return False
         return True
+
+
+def _waiting_for_a_host(context, instance_uuid):
+    """Is the instance still a build that lost its host? A second delivery
+    of a reschedule, or one for a server deleted meanwhile, must not move
+    the allocations of what runs (or is deleted) elsewhere."""
+    try:
+        current = objects.Instance.get_by_uuid(context, instance_uuid)
+    except exception.InstanceNotFound:
+        return False
+    waiting = (current.vm_state == common.BUILDING and not current.host and
+               current.task_state in common.BUILD_TASK_STATES)
+    if not waiting:
+        LOG.info("Not rescheduling %s: it is %s/%s on %s", instance_uuid,
+                 current.vm_state, current.task_state, current.host)
+    return waiting
 
 
 def _destroy_build_request(context, instance_uuid):

@@ -128,7 +128,8 @@ def test_a_delete_meanwhile_wins(ctxt, cells, deps):
     inst = fault_of(ctxt, cells, uuid)
     assert (inst.vm_state, inst.task_state) == ("building", "deleting")
     assert inst.fault is None
-    assert uuid not in report.allocs
+    # Nothing claimed for it (the delete frees what it holds).
+    assert report.allocs[uuid] == {"rp-host-a": {}}
 
 
 def test_old_compute_without_host_list_is_scheduled_again(ctxt, cells,
@@ -178,3 +179,47 @@ def test_a_failed_cast_is_error_not_a_stuck_build(ctxt, cells, deps):
     assert (inst.vm_state, inst.task_state) == ("error", None)
     assert inst.fault.message == "broker gone"
     assert uuid not in report.allocs
+
+
+def test_a_stale_reschedule_leaves_a_running_instance_alone(ctxt, cells,
+                                                           deps):
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
+    # The alternate built it: ACTIVE on host-b with its allocations.
+    with keel_context.target_cell(ctxt, cells["cell1"]) as cctxt:
+        inst = objects.Instance.get_by_uuid(cctxt, uuid)
+        inst.vm_state, inst.task_state, inst.host = "active", None, "host-b"
+        inst.save()
+    before = dict(report.allocs)
+    compute.casts.clear()
+
+    # The broker delivers the reschedule once more.
+    props = dict(cast["filter_properties"])
+    reschedule.Reschedule("cond-1", *deps).execute(
+        ctxt, [inst], kwargs["image"], props, "secret", [],
+        kwargs["requested_networks"], [], request_spec=cast["request_spec"],
+        host_lists=[cast["host_list"]])
+
+    assert compute.casts == []
+    assert report.allocs == before
+    now = fault_of(ctxt, cells, uuid)
+    assert (now.vm_state, now.host, now.fault) == ("active", "host-b", None)
+
+
+def test_a_stale_exhausted_reschedule_does_not_error_a_running_one(
+        ctxt, cells, deps):
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    with keel_context.target_cell(ctxt, cells["cell1"]) as cctxt:
+        inst = objects.Instance.get_by_uuid(cctxt, uuid)
+        inst.vm_state, inst.task_state = "active", None
+        inst.save()
+    reschedule.Reschedule("cond-1", *deps).execute(
+        ctxt, [inst], kwargs["image"], dict(cast["filter_properties"]),
+        "secret", [], kwargs["requested_networks"], [],
+        request_spec=cast["request_spec"], host_lists=[[]])
+
+    now = fault_of(ctxt, cells, uuid)
+    assert (now.vm_state, now.fault) == ("active", None)
+    assert uuid in report.allocs
