@@ -35,7 +35,8 @@ How each is recovered (this module, every few seconds in each conductor)
    BuildRequest's delete stays the single commit point. Lost with the
    message and not re-sent: the admin password and personality files
    (Nova keeps them nowhere else). A BuildRequest older than
-   ``build_timeout()`` is buried in cell0 in ERROR with a fault instead.
+   ``build_timeout()`` and re-driven before is buried in cell0 in ERROR
+   with a fault instead.
    A BuildRequest whose mapping already names a cell was committed but
    not deleted (conductor died in between): it is deleted now, and its
    instance is then handled by (2).
@@ -176,7 +177,10 @@ def _redrive_one(context, compute_task_api, report, host, row, now):
     image = _image(ctxt, br)
     _release(ctxt, report, uuid)
     created = row.created_at.replace(tzinfo=None)
-    if (now - created).total_seconds() > build_timeout():
+    # Buried only after at least one re-drive (updated_at is our stamp):
+    # a conductor that comes back late still gives each lost build a try.
+    if row.updated_at is not None and \
+            (now - created).total_seconds() > build_timeout():
         from keel.conductor.tasks import cell0
         exc = exception.BuildAbortException(
             instance_uuid=uuid, reason=_NOT_SCHEDULED % build_timeout())

@@ -1,0 +1,160 @@
+"""The conductor's safety nets (keel/conductor/tasks/safety.py) on the
+functional cloud: each net run by two "conductors" at once acts once."""
+import datetime
+import threading
+
+import pytest
+import sqlalchemy as sa
+
+from keel.conductor import rpcapi as conductor_rpcapi
+from keel.conductor.tasks import safety
+from keel.conf import CONF
+from keel import context as keel_context
+from keel.db.api import models as api_models
+from keel.db.cell import models as cell_models
+from keel.db import session as db_session
+from keel import objects
+from tests.functional.boot import helpers
+from tests.functional.boot.conftest import allocations
+from tests.functional.boot.conftest import instance
+from tests.functional.boot.conftest import settled
+from tests.functional.fixtures_services import CELL1_UUID
+from tests.functional.fixtures_services import wait_for
+
+
+@pytest.fixture
+def report(cloud):
+    from keel.clients import report
+    return report.ReportClient()
+
+
+@pytest.fixture
+def short_timeout():
+    CONF.set_override("instance_build_timeout", 30)
+    yield 30
+    CONF.clear_override("instance_build_timeout")
+
+
+def _age_build_request(ctxt, uuid, seconds, redriven_ago=None):
+    now = datetime.datetime.utcnow()
+    then = now - datetime.timedelta(seconds=seconds)
+    stamp = None if redriven_ago is None else \
+        now - datetime.timedelta(seconds=redriven_ago)
+    t = api_models.BuildRequest
+    with db_session.api_writer(ctxt) as s:
+        s.execute(sa.update(t).where(t.instance_uuid == uuid)
+                  .values(created_at=then, updated_at=stamp))
+
+
+def _twice(fn):
+    """Run ``fn`` in two threads at once (two conductors' periodics)."""
+    results, barrier = [], threading.Barrier(2)
+
+    def run():
+        barrier.wait()
+        results.append(fn())
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return results
+
+
+def test_lost_build_request_is_redriven_once(cloud, ctxt, report,
+                                             short_timeout):
+    # Written as POST /servers does, but the cast never happened.
+    (boot,), _ = helpers.boot_request(ctxt)
+    admin = keel_context.get_admin_context()
+    task_api = conductor_rpcapi.ComputeTaskAPI()
+    # Young: left alone (its cast may be queued behind others).
+    assert safety.redrive_lost_builds(admin, task_api, report, "c") == []
+    _age_build_request(admin, boot.uuid, 20)
+    acted = _twice(lambda: safety.redrive_lost_builds(admin, task_api,
+                                                      report, "c"))
+    assert sorted(map(len, acted)) == [0, 1]
+    inst = settled(ctxt, boot.uuid, timeout=30)
+    assert inst.vm_state == "active"
+    assert list(allocations(cloud, boot.uuid)) == \
+        [cloud.nodes(inst.host)[0].uuid]
+    # Re-driven recently: not again in this period.
+    assert safety.redrive_lost_builds(admin, task_api, report, "c") == []
+
+
+def test_build_request_never_scheduled_is_buried_with_a_fault(
+        cloud, ctxt, report, short_timeout):
+    (boot,), _ = helpers.boot_request(ctxt)
+    admin = keel_context.get_admin_context()
+    # Never re-driven yet: one more try first, however old.
+    _age_build_request(admin, boot.uuid, 100)
+    rows = safety._stale_build_requests(admin, datetime.datetime.utcnow())
+    assert [r.updated_at for r in rows if r.instance_uuid == boot.uuid] \
+        == [None]
+    # Re-driven 20 s ago and still there 31 s after the POST: buried.
+    _age_build_request(admin, boot.uuid, 31, redriven_ago=20)
+    assert safety.redrive_lost_builds(
+        admin, conductor_rpcapi.ComputeTaskAPI(), report, "c") == \
+        [boot.uuid]
+    mapping = objects.InstanceMapping.get_by_instance_uuid(admin, boot.uuid)
+    assert mapping.cell_mapping.uuid == objects.CellMapping.CELL0_UUID
+    with keel_context.target_cell(admin, mapping.cell_mapping) as cctxt:
+        inst = objects.Instance.get_by_uuid(cctxt, boot.uuid,
+                                            expected_attrs=["fault"])
+    assert inst.vm_state == "error"
+    assert "was not scheduled within 30 seconds" in inst.fault.message
+    assert allocations(cloud, boot.uuid) == {}
+
+
+def test_abandoned_build_goes_to_error_once_and_frees_its_claim(
+        cloud, ctxt, report, short_timeout):
+    # A build the conductor committed but whose cast to the host was
+    # lost: BUILDING/scheduling in the cell, no host, a claim in Placement.
+    (boot,), _ = helpers.boot_request(ctxt)
+    admin = keel_context.get_admin_context()
+    node = cloud.nodes(cloud.hosts[0])[0]
+    assert report.put_allocations(
+        admin, boot.uuid, {node.uuid: {"resources": {"MEMORY_MB": 512}}},
+        ctxt.project_id, ctxt.user_id, None)
+    cell = objects.CellMapping.get_by_uuid(admin, CELL1_UUID)
+    with keel_context.target_cell(admin, cell) as cctxt:
+        inst = boot.build_request.get_new_instance(cctxt)
+        inst.create()
+        then = datetime.datetime.utcnow() - datetime.timedelta(seconds=60)
+        t = cell_models.Instance
+        with db_session.cell_writer(cctxt) as s:
+            s.execute(sa.update(t).where(t.uuid == boot.uuid)
+                      .values(created_at=then))
+    mapping = objects.InstanceMapping.get_by_instance_uuid(admin, boot.uuid)
+    mapping.cell_mapping = cell
+    mapping.save()
+    boot.build_request.destroy()
+
+    acted = _twice(lambda: safety.error_out_abandoned_builds(admin, report,
+                                                             "c"))
+    assert sorted(map(len, acted)) == [0, 1]
+    inst = instance(ctxt, boot.uuid, expected_attrs=["fault"])
+    assert (inst.vm_state, inst.task_state) == ("error", None)
+    assert "no host received it" in inst.fault.message
+    assert wait_for(lambda: allocations(cloud, boot.uuid) == {})
+
+
+def test_allocations_of_deleted_instances_are_removed(cloud, ctxt, report):
+    (boot,), kwargs = helpers.boot_request(ctxt)
+    conductor_rpcapi.ComputeTaskAPI().schedule_and_build_instances(
+        ctxt, **kwargs)
+    inst = settled(ctxt, boot.uuid, timeout=30)
+    node = cloud.nodes(inst.host)[0]
+    held = allocations(cloud, boot.uuid)
+    # The instance row goes, its claim stays (a delete that lost Placement).
+    cell = objects.CellMapping.get_by_uuid(ctxt, CELL1_UUID)
+    with keel_context.target_cell(keel_context.get_admin_context(),
+                                  cell) as cctxt:
+        t = cell_models.Instance
+        with db_session.cell_writer(cctxt) as s:
+            s.execute(sa.update(t).where(t.uuid == boot.uuid)
+                      .values(deleted=t.id, vm_state="deleted"))
+    assert list(held) == [node.uuid]
+    removed = safety.remove_orphaned_allocations(
+        keel_context.get_admin_context(), report)
+    assert boot.uuid in removed
+    assert allocations(cloud, boot.uuid) == {}
