@@ -91,3 +91,23 @@ def test_delete_during_scheduling_builds_nothing(cloud, ctxt, boot,
     # Nothing was built on any host.
     for host in cloud.hosts:
         assert vm.uuid not in compute_driver(cloud, host).list_instance_uuids()
+
+
+def test_placement_unreachable_is_a_clean_cell0_error(cloud, ctxt, boot,
+                                                      monkeypatch):
+    from keel.clients import report
+
+    # Nothing listens there: every call to Placement fails to connect.
+    monkeypatch.setattr(cloud.scheduler.driver, "_report",
+                        report.ReportClient.for_endpoint(
+                            "http://127.0.0.1:9/placement"))
+    (vm,) = boot(name="no-placement")
+
+    inst = settled(ctxt, vm.uuid, states=("error",))
+    assert inst is not None, "not buried in cell0"
+    assert cell_of(ctxt, vm.uuid).uuid == objects.CellMapping.CELL0_UUID
+    with keel_context.target_cell(ctxt, cell_of(ctxt, vm.uuid)) as cctxt:
+        fault = objects.InstanceFault.get_latest_for_instance(cctxt, vm.uuid)
+    assert fault.message == NO_HOST
+    with pytest.raises(exception.BuildRequestNotFound):
+        objects.BuildRequest.get_by_instance_uuid(ctxt, vm.uuid)
