@@ -41,24 +41,25 @@ def test_filters_errors_and_request_id(sim):
 
 
 def test_user_token_for_users_service_credentials_for_admin(sim):
+    # A configuration of its own: the password plugin's options (with a
+    # required auth_url) must not leak into the process-wide CONF.
     from keystoneauth1 import loading as ks_loading
-    # The plugin's options exist only while this test runs: left behind,
-    # their required auth_url would fail every later configuration parse.
-    known = set(CONF.neutron.keys())
-    plugin_opts = [o for o in ks_loading.get_auth_plugin_conf_options(
-        "password") if o.dest not in known]
-    CONF.register_opts(plugin_opts, group="neutron")
-    CONF.set_override("auth_type", "password", group="neutron")
-    CONF.set_override("auth_url", "http://127.0.0.1:9/identity",
+    from oslo_config import cfg
+    from keel.conf import neutron as neutron_conf
+    own = cfg.ConfigOpts()
+    neutron_conf.register_opts(own)
+    own.register_opts(ks_loading.get_auth_plugin_conf_options("password"),
                       group="neutron")
+    own.set_override("auth_type", "password", group="neutron")
+    own.set_override("auth_url", "http://127.0.0.1:9/identity",
+                     group="neutron")
+    own.set_override("endpoint_override", sim.endpoint, group="neutron")
+    own([], project="nova", default_config_files=[])
     neutron.reset()
     try:
         ctx = keel_context.RequestContext(user_id="u", project_id="p",
                                           auth_token="user-token")
-        neutron.get_client(ctx).list_networks()
+        neutron.get_client(ctx, conf=own).list_networks()
         assert sim.headers[-1]["x-auth-token"] == "user-token"
     finally:
-        CONF.clear_override("auth_type", group="neutron")
-        CONF.clear_override("auth_url", group="neutron")
-        CONF.unregister_opts(plugin_opts, group="neutron")
         neutron.reset()
