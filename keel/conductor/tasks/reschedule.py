@@ -120,6 +120,8 @@ class Reschedule:
             return
         bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
             cctxt, instance.uuid)
+        if is_reschedule:
+            self._reattach(cctxt, instance, bdms)
         LOG.debug("Selected host: %s; Selected node: %s; Alternates: %s",
                   selection.service_host, selection.nodename,
                   [(a.service_host, a.nodename) for a in host_list],
@@ -132,6 +134,32 @@ class Reschedule:
             security_groups=security_groups, block_device_mapping=bdms,
             node=selection.nodename, limits=selection.limits,
             host_list=host_list)
+
+    def _reattach(self, context, instance, bdms):
+        """The failed host's cleanup deleted the volume attachments: give
+        each volume BDM a live one again (Nova's
+        _validate_existing_attachment_ids)."""
+        volume_bdms = [b for b in bdms if b.is_volume and b.attachment_id]
+        if not volume_bdms:
+            return
+        volumes = self.volume_api()
+        if volumes is None:
+            return
+        for bdm in volume_bdms:
+            try:
+                volumes.attachment_get(context, bdm.attachment_id)
+            except exception.VolumeAttachmentNotFound:
+                attachment = volumes.attachment_create(
+                    context, bdm.volume_id, instance.uuid)
+                bdm.attachment_id = attachment["id"]
+                bdm.save()
+
+    @staticmethod
+    def volume_api():
+        from keel.clients import cinder
+        from keel.conf import CONF
+
+        return cinder.API() if cinder.is_configured(CONF) else None
 
     # -- claims ------------------------------------------------------------
     def _claim_next(self, context, spec, instance, selection, host_list):

@@ -223,3 +223,44 @@ def test_a_stale_exhausted_reschedule_does_not_error_a_running_one(
     now = fault_of(ctxt, cells, uuid)
     assert (now.vm_state, now.fault) == ("active", None)
     assert uuid in report.allocs
+
+
+def test_volume_attachments_deleted_by_the_failed_host_are_recreated(
+        ctxt, cells, deps, monkeypatch):
+    from keel import exception
+
+    KEPT = "0b6f3a1e-5c2d-4e7f-9a8b-1c2d3e4f5a6b"
+    DELETED = "7e8f9a0b-1c2d-4e3f-8a5b-6c7d8e9f0a1b"
+    NEW = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+
+    class Volumes:
+        live = {KEPT}
+        created = []
+
+        def attachment_get(self, context, attachment_id):
+            if attachment_id not in self.live:
+                raise exception.VolumeAttachmentNotFound(
+                    attachment_id=attachment_id)
+            return {"id": attachment_id}
+
+        def attachment_create(self, context, volume_id, instance_id):
+            self.created.append((volume_id, instance_id))
+            return {"id": NEW}
+    monkeypatch.setattr(reschedule.Reschedule, "volume_api",
+                        staticmethod(lambda: Volumes()))
+    scheduler, compute, report = deps
+    uuid, cast, kwargs = first_build(ctxt, cells, deps)
+    with keel_context.target_cell(ctxt, cells["cell1"]) as cctxt:
+        for vol, att in (("vol-gone", DELETED), ("vol-kept", KEPT)):
+            objects.BlockDeviceMapping(
+                cctxt, instance_uuid=uuid, source_type="volume",
+                destination_type="volume", volume_id=vol,
+                attachment_id=att, boot_index=None,
+                device_name=None).create()
+    compute_gives_up(ctxt, cells, deps, uuid, cast, kwargs)
+
+    (again,) = compute.casts
+    atts = {b.volume_id: b.attachment_id
+            for b in again["block_device_mapping"] if b.volume_id}
+    assert atts == {"vol-gone": NEW, "vol-kept": KEPT}
+    assert Volumes.created == [("vol-gone", uuid)]
