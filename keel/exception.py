@@ -931,3 +931,7 @@ class InvalidBDMVolumeNotBootable(InvalidBDM):
 class MismatchVolumeAZException(Invalid):
     msg_fmt = ("The availability zone between the server and its attached "
                "volumes do not match: %(reason)s.")
+
+
+class InvalidToken(Invalid):
+    msg_fmt = "The token '%(token)s' is invalid or has expired"

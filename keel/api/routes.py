@@ -31,6 +31,7 @@ from keel.api.handlers import images
 from keel.api.handlers import instance_actions
 from keel.api.handlers import migrations
 from keel.api.handlers import server_actions
+from keel.api.handlers import server_consoles
 from keel.api.handlers import server_delete
 from keel.api.handlers import server_create
 from keel.api.handlers import server_external_events
@@ -60,6 +61,7 @@ ROUTES.update(instance_actions.route_entries())
 ROUTES.update(simple_tenant_usage.route_entries())
 ROUTES.update(server_external_events.route_entries())
 ROUTES.update(images.route_entries())
+ROUTES.update(server_consoles.route_entries())
 for _module in (servers, server_metadata, server_tags, server_ips,
                 server_topology, server_delete, server_actions,
                 server_create):

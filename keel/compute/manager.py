@@ -21,6 +21,7 @@ import oslo_messaging as messaging
 from keel.compute import events
 from keel.compute import faults
 from keel.compute.ops import build as build_ops
+from keel.compute.ops import consoles as console_ops
 from keel.compute.ops import delete as delete_ops
 from keel.compute.ops import power as power_ops
 from keel.compute.ops import power_sync
@@ -370,3 +371,15 @@ class ComputeManager(manager.Manager):
     def get_console_output(self, context, instance, tail_length):
         return power_ops.get_console_output(self, context.elevated(),
                                             instance, tail_length)
+
+    @wrap_exception()
+    @faults.wrap_instance_fault
+    def get_vnc_console(self, context, instance, console_type):
+        return console_ops.get_vnc_console(self, context.elevated(),
+                                           instance, console_type)
+
+    @wrap_exception()
+    @faults.wrap_instance_fault
+    def get_serial_console(self, context, instance, console_type):
+        return console_ops.get_serial_console(self, context.elevated(),
+                                              instance, console_type)

@@ -8,10 +8,11 @@ import importlib
 # One module per object family; importing a module registers its classes.
 _MODULES = (
     "aggregate", "block_device", "build_request", "cell_mapping",
-    "compute_node", "ec2", "external_event", "flavor", "host_mapping",
-    "hv_spec", "image_meta", "instance", "instance_action", "instance_fault",
-    "instance_group", "instance_info_cache", "instance_mapping",
-    "instance_numa", "instance_pci_requests", "keypair", "migration",
+    "compute_node", "console_auth_token", "ec2", "external_event", "flavor",
+    "host_mapping", "hv_spec", "image_meta", "instance", "instance_action",
+    "instance_fault", "instance_group", "instance_info_cache",
+    "instance_mapping", "instance_numa", "instance_pci_requests", "keypair",
+    "migration",
     "migration_context", "network_metadata", "network_request", "numa",
     "pci_device", "pci_device_pool", "request_spec", "resource",
     "security_group", "selection", "service", "tag", "trusted_certs",

@@ -27,6 +27,7 @@ ACTION_MODULES = (
     "keel.api.handlers.security_groups",
     "keel.api.handlers.server_delete",
     "keel.api.handlers.server_power",
+    "keel.api.handlers.server_consoles",
 )
 
 _ACTIONS = {}

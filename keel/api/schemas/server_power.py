@@ -126,6 +126,35 @@ create_console_v299 = _remote_console(
     ["vnc", "spice", "serial", "rdp", "mks"],
     _V26_TYPES + ["webmks", "spice-direct"])
 
+get_vnc_console = {
+    "type": "object",
+    "properties": {
+        "os-getVNCConsole": {
+            "type": "object",
+            "properties": {"type": {"type": "string",
+                                    "enum": ["novnc", "xvpvnc"]}},
+            "required": ["type"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["os-getVNCConsole"],
+    "additionalProperties": False,
+}
+
+get_serial_console = {
+    "type": "object",
+    "properties": {
+        "os-getSerialConsole": {
+            "type": "object",
+            "properties": {"type": {"type": "string", "enum": ["serial"]}},
+            "required": ["type"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["os-getSerialConsole"],
+    "additionalProperties": False,
+}
+
 UPSTREAM = {
     "start_server": "servers.start_server",
     "stop_server": "servers.stop_server",
@@ -144,4 +173,6 @@ UPSTREAM = {
     "create_console_v26": "remote_consoles.create_v26",
     "create_console_v28": "remote_consoles.create_v28",
     "create_console_v299": "remote_consoles.create_v299",
+    "get_vnc_console": "remote_consoles.get_vnc_console",
+    "get_serial_console": "remote_consoles.get_serial_console",
 }

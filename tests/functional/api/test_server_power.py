@@ -445,3 +445,69 @@ def test_periodic_sync_catches_a_lost_event(cloud):
     mgr = compute(cloud)
     assert u in mgr._sync_power_states(keel_context.get_admin_context())
     assert settled(cloud, u, "SHUTOFF")
+
+
+# -- remote consoles ----------------------------------------------------------
+
+def _token(url):
+    from urllib import parse
+    query = parse.parse_qs(parse.urlparse(url).query)
+    if "path" in query:  # noVNC carries it inside its path parameter
+        query = parse.parse_qs(parse.urlparse(query["path"][0]).query)
+    return query["token"][0]
+
+
+def _validate(cloud, token):
+    with keel_context.target_cell(cloud.ctxt, _cell(cloud)) as c:
+        return objects.ConsoleAuthToken.validate(c, token)
+
+
+def test_vnc_console_url_carries_a_token_the_proxy_can_validate(cloud, sdk):
+    u = server(cloud)
+    console = sdk.compute.create_server_remote_console(
+        u, protocol="vnc", type="novnc")
+    assert console.url.startswith(CONF.vnc.novncproxy_base_url + "?path=")
+    auth = _validate(cloud, _token(console.url))
+    # Where the fake driver's console listens, for this instance.
+    assert (auth.instance_uuid, auth.host, auth.port, auth.console_type) == \
+        (u, "127.0.0.1", 6969, "novnc")
+    with pytest.raises(Exception):
+        _validate(cloud, str(uuid.uuid4()))
+    # Before 2.6 the same through the os-getVNCConsole action.
+    resp = action(cloud.app, u, {"os-getVNCConsole": {"type": "novnc"}},
+                  version="2.5")
+    assert resp.status_int == 200
+    assert resp.json["console"]["type"] == "novnc"
+    assert _validate(cloud, _token(resp.json["console"]["url"]))
+
+
+def test_console_refusals(cloud):
+    u = server(cloud)
+    path = f"/v2.1/servers/{u}/remote-consoles"
+    headers = {"OpenStack-API-Version": "compute 2.6"}
+
+    def post(protocol, type_):
+        return call(cloud.app, path, method="POST", headers=headers,
+                    body={"remote_console": {"protocol": protocol,
+                                             "type": type_}})
+    resp = post("serial", "serial")   # [serial_console] is off by default
+    assert resp.status_int == 400
+    assert resp.json["badRequest"]["message"] == \
+        "Unavailable console type serial."
+    assert post("spice", "spice-html5").status_int == 400
+    assert post("vnc", "serial").status_int == 400   # wrong type for VNC
+    assert post("vnc", "bogus").status_int == 400     # schema
+    CONF.set_override("enabled", True, "serial_console")
+    try:
+        resp = post("serial", "serial")
+    finally:
+        CONF.clear_override("enabled", "serial_console")
+    assert resp.status_int == 200, resp.text
+    url = resp.json["remote_console"]["url"]
+    assert url.startswith(CONF.serial_console.base_url + "?token=")
+    assert _validate(cloud, _token(url)).port == 10000
+    # A server no compute has taken yet has no console: 409.
+    inst = read(cloud, u)
+    inst.host = None
+    inst.save()
+    assert post("vnc", "novnc").status_int == 409
