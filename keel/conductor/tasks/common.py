@@ -80,14 +80,17 @@ def put_in_error(context, instance_uuid, exc, request_spec, method=
         old_vm, old_task = instance.vm_state, instance.task_state
         instance.vm_state = ERROR
         instance.task_state = None
-        instance.save(expected_vm_state=BUILDING,
-                      expected_task_state=BUILD_TASK_STATES)
+        # The state and its explanation are written together.
+        with db_session.cell_writer(context):
+            instance.save(expected_vm_state=BUILDING,
+                          expected_task_state=BUILD_TASK_STATES)
+            add_fault(context, instance_uuid, exc, exc_info, host=host)
     except (exception.InstanceNotFound,
             exception.UnexpectedTaskStateError,
-            exception.UnexpectedVMStateError) as gone:
+            exception.UnexpectedVMStateError,
+            exception.InstanceUpdateConflict) as gone:
         LOG.info("Not setting instance %s to ERROR: %s", instance_uuid, gone)
         return False
-    add_fault(context, instance_uuid, exc, exc_info, host=host)
     notify.state_update(context, instance, old_vm, ERROR, old_task, None,
                         host=host)
     notify.build_error(context, instance_uuid, method, request_spec, ERROR,
