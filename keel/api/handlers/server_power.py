@@ -37,9 +37,14 @@ def conflict(exc, action, server_id):
     return webob.exc.HTTPConflict(explanation=text)
 
 
-def located(req, id, rule):
+def located(req, id, rule, in_cell=False):
+    """The authorized instance; ``in_cell``: one still waiting for the
+    scheduler (only a BuildRequest) cannot take the action yet (409)."""
     found = servers_handler.locate(req, id, attrs=_ATTRS)
     servers_handler.authorize_server(req, rule, found)
+    if in_cell and found.cell is None:
+        raise webob.exc.HTTPConflict(
+            explanation=f"Instance {id} is not ready")
     return found.instance
 
 
@@ -130,7 +135,7 @@ def rescue(req, id):
 @validation.schema(schema.lock, "2.1", "2.72")
 @validation.schema(schema.lock_v273, "2.73")
 def lock(req, id):
-    instance = located(req, id, names.LOCK % "lock")
+    instance = located(req, id, names.LOCK % "lock", in_cell=True)
     reason = None
     body = req.json_body["lock"]
     if req.version_matches("2.73") and isinstance(body, dict):
@@ -145,6 +150,9 @@ def lock(req, id):
 def unlock(req, id):
     found = servers_handler.locate(req, id, attrs=_ATTRS)
     servers_handler.authorize_server(req, names.LOCK % "unlock", found)
+    if found.cell is None:
+        raise webob.exc.HTTPConflict(
+            explanation=f"Instance {id} is not ready")
     instance = found.instance
     if not rescue_api.is_expected_locked_by(req.context, instance):
         # Locked by someone else (an admin over an owner): a further rule.

@@ -511,3 +511,30 @@ def test_console_refusals(cloud):
     inst.host = None
     inst.save()
     assert post("vnc", "novnc").status_int == 409
+
+
+def test_a_server_still_being_scheduled_takes_no_action(cloud):
+    u = str(uuid.uuid4())
+    inst = objects.Instance(
+        uuid=u, project_id=PROJECT, user_id=USER, display_name="bld",
+        hostname="bld", flavor=_flavor(), instance_type_id=1, vcpus=1,
+        memory_mb=512, root_gb=1, image_ref=IMAGE, metadata={},
+        system_metadata={}, launch_index=0, availability_zone="nova",
+        vm_state="building", task_state="scheduling", power_state=0,
+        locked=False)
+    objects.BuildRequest(cloud.ctxt, instance_uuid=u, project_id=PROJECT,
+                         instance=inst,
+                         tags=objects.TagList(objects=[])).create()
+    objects.InstanceMapping(cloud.ctxt, instance_uuid=u, cell_mapping=None,
+                            project_id=PROJECT, user_id=USER).create()
+    # stop checks the host before the state, as Nova's decorators do.
+    resp = action(cloud.app, u, {"os-stop": None})
+    assert resp.status_int == 409
+    assert resp.json["conflictingRequest"]["message"] == \
+        f"Instance {u} is not ready"
+    resp = action(cloud.app, u, {"pause": None})
+    assert resp.status_int == 409
+    assert resp.json["conflictingRequest"]["message"] == (
+        f"Cannot 'pause' instance {u} while it is in vm_state building")
+    assert action(cloud.app, u, {"lock": None}).status_int == 409
+    assert action(cloud.app, u, {"os-getConsoleOutput": {}}).status_int == 409
