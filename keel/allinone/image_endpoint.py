@@ -137,7 +137,11 @@ class ImageEndpoint:
         for key, value in req.GET.items():
             if key in _PAGING:
                 continue
-            docs = [d for d in docs if str(d.get(key)) == value]
+            # Glance's "in:" operator (``openstack server list`` names the
+            # servers' images with ?id=in:<id>,<id>).
+            wanted = set(value[3:].split(",")) if value.startswith("in:") \
+                else {value}
+            docs = [d for d in docs if str(d.get(key)) in wanted]
         reverse = req.GET.get("sort_dir", "desc") == "desc"
         sort_key = req.GET.get("sort_key", "created_at")
         docs.sort(key=lambda d: (str(d.get(sort_key) or ""), d["id"]),
