@@ -74,7 +74,28 @@ def handle_lifecycle_event(mgr, event):
     ctxt = keel_context.get_admin_context(read_deleted="yes")
     instance = objects.Instance.get_by_uuid(ctxt, event.uuid,
                                             expected_attrs=[])
+    current = _current_power_state(mgr, instance)
+    if current is not None and current != vm_power_state:
+        # A late event (a watch lagging behind a hard reboot) must not
+        # stop a guest that runs again: the hypervisor's word now wins
+        # (what the delay of libvirt's stop events achieves in Nova).
+        LOG.info("Lifecycle event %s of %s is stale: the guest's power "
+                 "state is now %s", event.get_name(), event.uuid, current)
+        vm_power_state = current
     sync_instance_power_state(mgr, ctxt, instance, vm_power_state)
+
+
+def _current_power_state(mgr, instance):
+    """The driver's present view of the guest, None if it cannot say (a
+    guest that is gone keeps the event's state, as Nova acts on it)."""
+    try:
+        return mgr.driver.get_info(instance).state
+    except exception.InstanceNotFound:
+        return None
+    except Exception:  # noqa: BLE001 - fall back to the event's state
+        LOG.debug("Could not read the power state of %s", instance.uuid,
+                  exc_info=True)
+        return None
 
 
 def sync_instance_power_state(mgr, context, db_instance, vm_power_state):

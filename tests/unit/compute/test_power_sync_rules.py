@@ -122,3 +122,16 @@ def test_tail_log():
     assert power.tail_log(text, "1") == "three"
     assert power.tail_log(text, 0) == ""
     assert power.tail_log(text, "junk") == ""
+
+
+def test_a_stale_event_yields_to_the_guests_present_state(monkeypatch):
+    seen = []
+    monkeypatch.setattr(power_sync.objects.Instance, "get_by_uuid",
+                        classmethod(lambda cls, ctx, uuid, **kw:
+                                    Instance("active")))
+    monkeypatch.setattr(power_sync, "sync_instance_power_state",
+                        lambda mgr, ctx, inst, vm_power: seen.append(vm_power))
+    # "Stopped" arrives after a hard reboot has the guest running again.
+    power_sync.handle_events(Mgr(ps.RUNNING), virtevent.LifecycleEvent(
+        "a1b2", virtevent.EVENT_LIFECYCLE_STOPPED))
+    assert seen == [ps.RUNNING]
