@@ -77,7 +77,6 @@ def put_in_error(context, instance_uuid, exc, request_spec, method=
                 instance_uuid=instance_uuid)
     try:
         instance = objects.Instance.get_by_uuid(context, instance_uuid)
-        old_vm, old_task = instance.vm_state, instance.task_state
         instance.vm_state = ERROR
         instance.task_state = None
         # The state and its explanation are written together.
@@ -91,8 +90,7 @@ def put_in_error(context, instance_uuid, exc, request_spec, method=
             exception.InstanceUpdateConflict) as gone:
         LOG.info("Not setting instance %s to ERROR: %s", instance_uuid, gone)
         return False
-    notify.state_update(context, instance, old_vm, ERROR, old_task, None,
-                        host=host)
+    # instance.update for this change comes from Instance.save itself.
     notify.build_error(context, instance_uuid, method, request_spec, ERROR,
                        exc, exc_info, host=host)
     return True
