@@ -105,11 +105,16 @@ def test_build_request_never_scheduled_is_buried_with_a_fault(
     assert allocations(cloud, boot.uuid) == {}
 
 
+@pytest.mark.parametrize("host", [None, "ghost", "live"])
 def test_abandoned_build_goes_to_error_once_and_frees_its_claim(
-        cloud, ctxt, report, short_timeout):
+        cloud, ctxt, report, short_timeout, host):
     # A build the conductor committed but whose cast to the host was
-    # lost: BUILDING/scheduling in the cell, no host, a claim in Placement.
+    # lost (no host), or whose compute died (its service is down): BUILDING
+    # in the cell past the timeout, a claim in Placement. A build on a
+    # live compute is that compute's business.
     (boot,), _ = helpers.boot_request(ctxt)
+    live = host == "live"
+    host = cloud.hosts[0] if live else host
     admin = keel_context.get_admin_context()
     node = cloud.nodes(cloud.hosts[0])[0]
     assert report.put_allocations(
@@ -117,7 +122,11 @@ def test_abandoned_build_goes_to_error_once_and_frees_its_claim(
         ctxt.project_id, ctxt.user_id, None)
     cell = objects.CellMapping.get_by_uuid(admin, CELL1_UUID)
     with keel_context.target_cell(admin, cell) as cctxt:
+        if host == "ghost" and not _ghost_exists(cctxt):
+            objects.Service(cctxt, host="ghost", binary="nova-compute",
+                            topic="compute", forced_down=True).create()
         inst = boot.build_request.get_new_instance(cctxt)
+        inst.host = host
         inst.create()
         then = datetime.datetime.utcnow() - datetime.timedelta(seconds=60)
         t = cell_models.Instance
@@ -129,13 +138,27 @@ def test_abandoned_build_goes_to_error_once_and_frees_its_claim(
     mapping.save()
     boot.build_request.destroy()
 
-    acted = _twice(lambda: safety.error_out_abandoned_builds(admin, report,
-                                                             "c"))
-    assert sorted(map(len, acted)) == [0, 1]
+    acted = _twice(lambda: [u for u in safety.error_out_abandoned_builds(
+        admin, report, "c") if u == boot.uuid])
     inst = instance(ctxt, boot.uuid, expected_attrs=["fault"])
+    if live:
+        assert acted == [[], []]
+        assert inst.vm_state == "building"
+        assert list(allocations(cloud, boot.uuid)) == [node.uuid]
+        return
+    assert sorted(map(len, acted)) == [0, 1]
     assert (inst.vm_state, inst.task_state) == ("error", None)
-    assert "no host received it" in inst.fault.message
+    assert ("no host received it" if host is None else
+            "compute service of ghost is down") in inst.fault.message
     assert wait_for(lambda: allocations(cloud, boot.uuid) == {})
+
+
+def _ghost_exists(cctxt):
+    try:
+        objects.Service.get_by_compute_host(cctxt, "ghost")
+        return True
+    except Exception:  # noqa: BLE001 - ServiceNotFound / ComputeHostNotFound
+        return False
 
 
 def test_allocations_of_deleted_instances_are_removed(cloud, ctxt, report):
