@@ -935,3 +935,14 @@ class MismatchVolumeAZException(Invalid):
 
 class InvalidToken(Invalid):
     msg_fmt = "The token '%(token)s' is invalid or has expired"
+
+
+class DevicePathInUse(Invalid):
+    msg_fmt = "The supplied device path (%(path)s) is in use."
+    code = 409
+
+
+class TooManyDiskDevices(InvalidBDM):
+    msg_fmt = ("The maximum allowed number of disk devices (%(maximum)d) to "
+               "attach to a single instance has been exceeded.")
+    code = 403

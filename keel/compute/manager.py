@@ -27,6 +27,8 @@ from keel.compute.ops import power as power_ops
 from keel.compute.ops import power_sync
 from keel.compute.ops import recovery
 from keel.compute.ops import rescue as rescue_ops
+from keel.compute.ops import volume_attach as volume_attach_ops
+from keel.compute.ops import snapshot as snapshot_ops
 from keel.conf import CONF
 from keel import manager
 from keel.notifications.exception_wrapper import wrap_exception
@@ -383,3 +385,43 @@ class ComputeManager(manager.Manager):
     def get_serial_console(self, context, instance, console_type):
         return console_ops.get_serial_console(self, context.elevated(),
                                               instance, console_type)
+
+    # -- RPC: snapshot and backup (keel.compute.ops.snapshot) ---------------
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def snapshot_instance(self, context, image_id, instance):
+        snapshot_ops.snapshot_instance(self, context, image_id, instance)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def backup_instance(self, context, image_id, instance, backup_type,
+                        rotation):
+        snapshot_ops.backup_instance(self, context, image_id, instance,
+                                     backup_type, rotation)
+
+    # -- RPC: volume attachments (keel.compute.ops.volume_attach) -----------
+    @wrap_exception()
+    @faults.wrap_instance_fault
+    def reserve_block_device_name(self, context, instance, device, volume_id,
+                                  disk_bus, device_type, tag, multiattach):
+        return volume_attach_ops.reserve_block_device_name(
+            self, context, instance, device, volume_id, disk_bus,
+            device_type, tag, multiattach)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def attach_volume(self, context, instance, bdm):
+        volume_attach_ops.attach_volume(self, context, instance, bdm)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def detach_volume(self, context, volume_id, instance,
+                      attachment_id=None):
+        volume_attach_ops.detach_volume(self, context, volume_id, instance,
+                                        attachment_id)

@@ -14,8 +14,10 @@ from keel.policies import keypairs
 from keel.policies import network_proxies
 from keel.policies import quotas
 from keel.policies import server_groups
+from keel.policies import server_moves
 from keel.policies import server_power
 from keel.policies import servers
+from keel.policies import volume_attachments
 
 
 def list_rules():
@@ -30,4 +32,6 @@ def list_rules():
         deferred_delete.list_rules(),
         network_proxies.list_rules(),
         server_power.list_rules(),
+        volume_attachments.list_rules(),
+        server_moves.list_rules(),
     ))
