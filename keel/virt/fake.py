@@ -343,6 +343,16 @@ class FakeDriver(driver.ComputeDriver):
         self._maybe_fail("snapshot", instance)
         update_task_state(task_state="image_uploading",
                           expected_state="image_pending_upload")
+        # Upload a small stand-in disk so the image becomes active, as a
+        # real driver's upload does (the image service is the contract).
+        # Formats first, then the data (Glance v2 wants them before data).
+        from keel.image import api as image_api
+        images = image_api.get_api()
+        formats = {"disk_format": "raw", "container_format": "bare"}
+        images.update(context, image_id, formats, purge_props=False)
+        images.update(context, image_id, formats,
+                      data=b"fake-disk:" + instance.uuid.encode(),
+                      purge_props=False)
 
     # -- resize / cold migration -------------------------------------------
     def migrate_disk_and_power_off(self, context, instance, dest, flavor,
