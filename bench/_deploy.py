@@ -193,6 +193,15 @@ class Distributed(Deployment):
         self.urls = {name: databases.create("mysql", f"kb_{name}")
                      for name in ("api", "cell", "cell0", "placement")}
         self.cell_urls = (self.urls["cell"], self.urls["cell0"])
+        try:
+            self._deploy(tag, hosts, counters, api_workers)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _deploy(self, tag, hosts, counters, api_workers):
+        databases = self.databases
+        workdir = self.workdir
         env = dict(os.environ)
         if counters:
             env["KEEL_BENCH_COUNTERS"] = self.counters_dir
@@ -205,8 +214,7 @@ class Distributed(Deployment):
                   f"[image_catalogue]\npath = {images}\n" + UNLIMITED)
         control = self._write("control.conf", common +
                               f"[api_database]\nconnection = {self.urls['api']}\n"
-                              f"[database]\nconnection = {self.urls['cell']}\n"
-                              "[scheduler]\ndiscover_hosts_in_cells_interval = 2\n")
+                              f"[database]\nconnection = {self.urls['cell']}\n")
         self._start("placement", [sys.executable, "-c", PLACEMENT_SCRIPT,
                                   "--db-url", self.urls["placement"]],
                     stdout=subprocess.PIPE)
@@ -219,6 +227,7 @@ class Distributed(Deployment):
                      f"endpoint_override = {endpoint}\n")
         control = self._write("control.conf", open(control).read()
                               + placement)
+        self.control = control
         compute = self._write("compute.conf", common + placement)
         port = free_port()
         api_own = self._write(
@@ -264,33 +273,50 @@ class Distributed(Deployment):
             "    rc = manage.main(['--config-file', %r] + list(args))\n"
             "    if rc:\n"
             "        sys.exit('keel manage %%s: exit %%s' %% (args, rc))\n"
-            "from keel.allinone import flavors, images\n"
-            "flavors.seed(%r)\nimages.seed(%r)\n"
+            "from keel.allinone import images\n"
+            "images.seed(%r)\n"
             % ((("api_db", "sync"),
                 ("cell_v2", "map_cell0", "--database_connection",
                  self.urls["cell0"]),
                 ("cell_v2", "create_cell", "--name", "cell1"),
-                ("db", "sync")), conf, self.workdir, images))
-        subprocess.run([sys.executable, "-c", script], check=True,
-                       cwd=ROOT, timeout=300, capture_output=True)
+                ("db", "sync")), conf, images))
+        proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
+                              timeout=300, capture_output=True, text=True)
+        if proc.returncode:
+            raise RuntimeError("keel manage failed: %s %s"
+                               % (proc.stdout[-2000:], proc.stderr[-2000:]))
 
     def _wait_hosts(self, hosts, timeout=300):
-        engine = sa.create_engine(self.urls["api"])
+        """Wait for the computes' services and compute nodes, then map
+        them (``keel manage cell_v2 discover_hosts``)."""
+        cell = sa.create_engine(self.urls["cell"])
+        api = sa.create_engine(self.urls["api"])
         deadline = time.monotonic() + timeout
+        n = 0
         try:
             while time.monotonic() < deadline:
                 for name, proc in self.procs.items():
                     if proc.poll() is not None:
                         raise RuntimeError(f"{name} exited; see "
                                            f"{self.workdir}/{name}.out")
-                with engine.connect() as conn:
-                    n = conn.execute(sa.text(
-                        "SELECT COUNT(*) FROM host_mappings")).scalar()
-                if n >= hosts:
-                    return
+                with cell.connect() as conn:
+                    nodes = conn.execute(sa.text(
+                        "SELECT COUNT(*) FROM compute_nodes "
+                        "WHERE deleted = 0")).scalar()
+                if nodes >= hosts:
+                    subprocess.run(
+                        KEEL + ["manage", "--config-file", self.control,
+                                "cell_v2", "discover_hosts"],
+                        cwd=ROOT, timeout=120, capture_output=True)
+                    with api.connect() as conn:
+                        n = conn.execute(sa.text(
+                            "SELECT COUNT(*) FROM host_mappings")).scalar()
+                    if n >= hosts:
+                        return
                 time.sleep(1)
         finally:
-            engine.dispose()
+            cell.dispose()
+            api.dispose()
         raise RuntimeError(f"only {n} of {hosts} hosts mapped")
 
     def service_pids(self):

@@ -169,7 +169,13 @@ def _delta(after, before):
 
 def _image_and_flavor(client):
     flavors = client.get("/flavors")["flavors"]
-    flavor = next(f["id"] for f in flavors if f["name"] == "m1.tiny")
+    flavor = next((f["id"] for f in flavors if f["name"] == "m1.tiny"), None)
+    if flavor is None:   # distributed: no flavors yet
+        r = client.session().post(client.url + "/flavors", json={"flavor": {
+            "name": "m1.tiny", "ram": 512, "vcpus": 1, "disk": 1,
+            "id": "1"}})
+        r.raise_for_status()
+        flavor = "1"
     images = client.get("/images", "compute 2.1")["images"]
     return images[0]["id"], flavor
 
@@ -250,7 +256,7 @@ def _start_py_spy(deployment, directory, n):
     for pid, name in deployment.service_pids().items():
         out = os.path.join(directory, f"{deployment.name}-{name}-{pid}-n{n}")
         procs.append(subprocess.Popen(
-            [spy, "record", "--pid", str(pid), "--rate", "50", "--nonblocking",
+            [spy, "record", "--pid", str(pid), "--rate", "50", "--nonblocking", "--gil",
              "--format", "raw", "--output", out + ".txt"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     return procs
@@ -370,6 +376,12 @@ def _print_counts(phase, cnt, ok, after, before):
     print("      by method: " + ", ".join(
         f"{k} {v / max(ok, 1):.2f}" for k, v in sorted(
             methods.items(), key=lambda kv: -kv[1])[:12]))
+    objs = {k.split(":", 1)[1]: v for k, v in cnt.items()
+            if k.startswith("rpc_object:") and v}
+    if objs:
+        print("      object calls: " + ", ".join(
+            f"{k} {v / max(ok, 1):.2f}" for k, v in sorted(
+                objs.items(), key=lambda kv: -kv[1])[:14]))
     placement = sum(v for k, v in cnt.items() if k.startswith("placement:"))
     paths = {k.split(":", 1)[1]: v for k, v in cnt.items()
              if k.startswith("placement_path:") and v}

@@ -124,6 +124,11 @@ def install_rpc():
             else "?"
         incr("rpc:" + kind)
         incr(f"rpc_method:{method}:{kind}")
+        if method.startswith("object_"):   # which object, which method
+            margs = message.get("args") or {}
+            obj = margs.get("objname") or (margs.get("objinst") or {}).get(
+                "nova_object.name", "?")
+            incr(f"rpc_object:{obj}.{margs.get('objmethod', '?')}")
         return original_send(self, target, ctxt, message, wait_for_reply,
                              *args, **kwargs)
 
