@@ -946,3 +946,31 @@ class TooManyDiskDevices(InvalidBDM):
     msg_fmt = ("The maximum allowed number of disk devices (%(maximum)d) to "
                "attach to a single instance has been exceeded.")
     code = 403
+
+
+class AttachInterfaceNotSupported(Invalid):
+    msg_fmt = ("Attaching interfaces is not supported for instance "
+               "%(instance_uuid)s.")
+
+
+class NetworkInterfaceTaggedAttachNotSupported(Invalid):
+    msg_fmt = ("Tagged network interface attachment is not supported by "
+               "this compute service.")
+
+
+class AllocationMoveFailed(NovaException):
+    msg_fmt = ("Failed to move allocations from consumer %(source_consumer)s "
+               "to consumer %(target_consumer)s. Error: %(error)s")
+
+
+class CannotResizeToSameFlavor(NovaException):
+    msg_fmt = "When resizing, instances must change flavor!"
+
+
+class CannotResizeDisk(NovaException):
+    msg_fmt = "Server disk was unable to be resized because: %(reason)s"
+
+
+class CannotMigrateToSameHost(NovaException):
+    msg_fmt = ("Cannot migrate to the host where the server exists "
+               "currently.")
