@@ -46,6 +46,7 @@ from keel.api.handlers import simple_tenant_usage
 from keel.api.handlers import versions
 from keel.api.handlers import volumes
 from keel.api.handlers import volume_attachments
+from keel.api.handlers import interfaces
 
 ROUTES = {
     "/": {"GET": versions.show_version},
@@ -64,6 +65,7 @@ ROUTES.update(server_external_events.route_entries())
 ROUTES.update(images.route_entries())
 ROUTES.update(server_consoles.route_entries())
 ROUTES.update(volume_attachments.route_entries())
+ROUTES.update(interfaces.route_entries())
 for _module in (servers, server_metadata, server_tags, server_ips,
                 server_topology, server_delete, server_actions,
                 server_create):

@@ -23,6 +23,7 @@ from keel.compute import faults
 from keel.compute.ops import build as build_ops
 from keel.compute.ops import consoles as console_ops
 from keel.compute.ops import delete as delete_ops
+from keel.compute.ops import interfaces as interface_ops
 from keel.compute.ops import power as power_ops
 from keel.compute.ops import power_sync
 from keel.compute.ops import recovery
@@ -425,3 +426,18 @@ class ComputeManager(manager.Manager):
                       attachment_id=None):
         volume_attach_ops.detach_volume(self, context, volume_id, instance,
                                         attachment_id)
+
+    # -- RPC: interface attachments (keel.compute.ops.interfaces) ----------
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def attach_interface(self, context, instance, network_id, port_id,
+                         requested_ip, tag=None):
+        return interface_ops.attach_interface(
+            self, context, instance, network_id, port_id, requested_ip, tag)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def detach_interface(self, context, instance, port_id):
+        interface_ops.detach_interface(self, context, instance, port_id)

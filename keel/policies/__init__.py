@@ -6,6 +6,7 @@ every rule with Nova's names.
 """
 import itertools
 
+from keel.policies import attach_interfaces
 from keel.policies import base
 from keel.policies import deferred_delete
 from keel.policies import flavors
@@ -33,5 +34,6 @@ def list_rules():
         network_proxies.list_rules(),
         server_power.list_rules(),
         volume_attachments.list_rules(),
+        attach_interfaces.list_rules(),
         server_moves.list_rules(),
     ))
