@@ -17,12 +17,14 @@ DEPRECATED_FIELDS = ("deleted", "deleted_at")
 _MUTABLE = {"extra_specs", "projects", "description"}
 
 
-def _flavor_query(context, *where):
+def _flavor_query(context, *where, load=None):
     """Flavors visible to ``context``: all for admins, else public ones and
     private ones shared with the context's project."""
     fl = models.Flavors
-    stmt = sa.select(fl).where(*where).options(
-        orm.selectinload(fl.extra_specs), orm.selectinload(fl.projects))
+    if load is None:
+        load = (orm.selectinload(fl.extra_specs),
+                orm.selectinload(fl.projects))
+    stmt = sa.select(fl).where(*where).options(*load)
     if not context.is_admin:
         stmt = stmt.where(sa.or_(
             fl.is_public == sa.true(),
@@ -101,11 +103,18 @@ class Flavor(base.KeelPersistentObject, base.KeelObject,
 
     @classmethod
     def _get_one(cls, context, not_found, *where):
+        # One statement, as Nova's: the flavor joined with its extra specs.
+        # The access list is loaded only when asked for (obj_load_attr);
+        # a boot, which looks a flavor up on every POST, never needs it.
+        fl = models.Flavors
+        stmt = _flavor_query(context, *where, load=(
+            orm.joinedload(fl.extra_specs), orm.lazyload(fl.projects)))
         with h.api_reader(context) as s:
-            row = s.execute(_flavor_query(context, *where)).scalars().first()
+            row = s.execute(stmt).unique().scalars().first()
             if row is None:
                 raise not_found
-            return cls._from_db_object(context, cls(), row)
+            return cls._from_db_object(context, cls(), row,
+                                       expected_attrs=("extra_specs",))
 
     @base.remotable_classmethod
     def get_by_id(cls, context, id):
