@@ -43,10 +43,31 @@ def _db_options(group):
     return out
 
 
+def _is_sqlite_file_url(url):
+    return (url.startswith("sqlite") and ":memory:" not in url
+            and "mode=memory" not in url
+            and url.split("://", 1)[-1] not in ("", "/"))
+
+
 def _new_context_manager(**options):
+    url = options.get("connection") or ""
+    if _is_sqlite_file_url(url) and not options.get("slave_connection"):
+        # Readers get an engine of their own that keeps SQLite's deferred
+        # BEGIN: under WAL they read a snapshot beside the writer, instead
+        # of queuing for the write lock every writer takes up front (BEGIN
+        # IMMEDIATE) -- list and show calls must not wait out a boot storm.
+        options = dict(options, slave_connection=url,
+                       synchronous_reader=False)
     ctx_mgr = enginefacade.transaction_context()
     ctx_mgr.configure(**{k: v for k, v in options.items() if v is not None})
     return ctx_mgr
+
+
+def _install_sqlite_engines(ctx_mgr):
+    _install_sqlite_pragmas(ctx_mgr.writer.get_engine())
+    reader = ctx_mgr.reader.get_engine()
+    if reader is not ctx_mgr.writer.get_engine():
+        _install_sqlite_pragmas(reader, immediate=False)
 
 
 def _is_sqlite_file(dbapi_conn):
@@ -76,15 +97,16 @@ def _sqlite_on_begin(conn):
         conn.info["in_transaction"] = True
 
 
-def _install_sqlite_pragmas(engine):
+def _install_sqlite_pragmas(engine, immediate=True):
     """SQLite shared by many threads of one process (the all-in-one)."""
     if engine.dialect.name != "sqlite":
         return
     sa.event.listen(engine, "connect", _sqlite_on_connect)
-    for fn in list(engine.dispatch.begin):
-        if getattr(fn, "__name__", "") == "_sqlite_emit_begin":
-            sa.event.remove(engine, "begin", fn)
-    sa.event.listen(engine, "begin", _sqlite_on_begin)
+    if immediate:
+        for fn in list(engine.dispatch.begin):
+            if getattr(fn, "__name__", "") == "_sqlite_emit_begin":
+                sa.event.remove(engine, "begin", fn)
+        sa.event.listen(engine, "begin", _sqlite_on_begin)
     _pool_connections(engine)
     # oslo.db opened a first connection to test the URL before these
     # listeners existed; drop it so every pooled connection has them.
@@ -118,7 +140,7 @@ def api_context_manager():
             if not opts.get("connection"):
                 raise RuntimeError("[api_database]/connection is not set")
             _api_context = _new_context_manager(**opts)
-            _install_sqlite_pragmas(_api_context.writer.get_engine())
+            _install_sqlite_engines(_api_context)
         return _api_context
 
 
@@ -144,7 +166,7 @@ def cell_context_manager(connection=None):
             # context is merely being targeted. Other URLs start lazily,
             # so a down cell never blocks target_cell() with connect retries.
             try:
-                _install_sqlite_pragmas(ctx_mgr.writer.get_engine())
+                _install_sqlite_engines(ctx_mgr)
             except Exception:  # noqa: BLE001 - reported on first use
                 return ctx_mgr
         _cell_contexts[url] = ctx_mgr
@@ -186,9 +208,10 @@ def reset():
         for ctx_mgr in list(_cell_contexts.values()) + [_api_context]:
             if ctx_mgr is None:
                 continue
-            try:
-                ctx_mgr.writer.get_engine().dispose()
-            except Exception:
-                pass
+            for mode in (ctx_mgr.writer, ctx_mgr.reader):
+                try:
+                    mode.get_engine().dispose()
+                except Exception:
+                    pass
         _api_context = None
         _cell_contexts.clear()
