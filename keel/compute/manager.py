@@ -28,6 +28,8 @@ from keel.compute.ops import power as power_ops
 from keel.compute.ops import power_sync
 from keel.compute.ops import recovery
 from keel.compute.ops import rescue as rescue_ops
+from keel.compute.ops import resize as resize_ops
+from keel.compute.ops import resize_dest
 from keel.compute.ops import volume_attach as volume_attach_ops
 from keel.compute.ops import snapshot as snapshot_ops
 from keel.conf import CONF
@@ -441,3 +443,56 @@ class ComputeManager(manager.Manager):
     @faults.wrap_instance_fault
     def detach_interface(self, context, instance, port_id):
         interface_ops.detach_interface(self, context, instance, port_id)
+
+    # -- RPC: resize / cold migration (keel.compute.ops.resize*) ----------
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def prep_resize(self, context, image, instance, flavor, request_spec,
+                    filter_properties, node, clean_shutdown, migration,
+                    host_list=None):
+        resize_dest.prep_resize(self, context, image, instance, flavor,
+                                request_spec, filter_properties, node,
+                                clean_shutdown, migration, host_list)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def resize_instance(self, context, instance, image, migration, flavor,
+                        clean_shutdown, request_spec=None):
+        resize_ops.resize_instance(self, context, instance, image, migration,
+                                   flavor, clean_shutdown, request_spec)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def finish_resize(self, context, disk_info, image, instance, migration,
+                      request_spec=None):
+        resize_dest.finish_resize(self, context, disk_info, image, instance,
+                                  migration, request_spec)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def confirm_resize(self, context, instance, migration):
+        resize_ops.confirm_resize(self, context, instance, migration)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def revert_resize(self, context, instance, migration, request_spec=None):
+        resize_dest.revert_resize(self, context, instance, migration,
+                                  request_spec)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def finish_revert_resize(self, context, instance, migration,
+                             request_spec=None):
+        resize_ops.finish_revert_resize(self, context, instance, migration,
+                                        request_spec)

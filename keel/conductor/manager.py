@@ -142,3 +142,15 @@ class ComputeTaskManager:
             injected_files, requested_networks, security_groups,
             block_device_mapping=block_device_mapping, legacy_bdm=legacy_bdm,
             request_spec=request_spec, host_lists=host_lists)
+
+    def migrate_server(self, context, instance, scheduler_hint, live,
+                       rebuild, flavor, block_migration, disk_over_commit,
+                       reservations=None, clean_shutdown=True,
+                       request_spec=None, host_list=None):
+        if live or rebuild:
+            # Live migration and evacuation are other workflows.
+            raise NotImplementedError()
+        from keel.conductor.tasks import migrate
+        migrate.MigrationTask(self.host, *self._deps()).execute(
+            context, instance, flavor, request_spec,
+            clean_shutdown=clean_shutdown, host_list=host_list)

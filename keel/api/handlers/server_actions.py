@@ -29,6 +29,7 @@ ACTION_MODULES = (
     "keel.api.handlers.server_power",
     "keel.api.handlers.server_consoles",
     "keel.api.handlers.server_snapshot",
+    "keel.api.handlers.server_resize",
 )
 
 _ACTIONS = {}

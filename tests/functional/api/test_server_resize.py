@@ -1,0 +1,149 @@
+"""resize / migrate, confirmResize and revertResize end to end in one cell:
+openstacksdk -> API -> conductor (scheduler, Placement) -> destination and
+source computes (fake virt driver), with the allocations split between
+the instance (destination) and the migration (source) while in
+VERIFY_RESIZE."""
+import pytest
+
+from keel import objects
+from tests.functional.api import moves_helpers as mh
+from tests.functional.api.moves_helpers import sdk  # noqa: F401
+from tests.functional.fixtures_services import http_endpoint  # noqa: F401
+from tests.functional.fixtures_services import wait_for
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory):
+    cloud, launcher = mh.start(tmp_path_factory.mktemp("resize"), count=2)
+    yield cloud
+    mh.stop(launcher)
+
+
+def _node(cloud, host):
+    return cloud.nodes(host)[0].uuid
+
+
+def _resources(allocs, node):
+    return allocs[node]["resources"]
+
+
+def _migration(cloud, u, status="finished"):
+    return objects.Migration.get_by_instance_and_status(
+        mh.cell_ctxt(cloud), u, status)
+
+
+def _verify_resize(sdk, server):  # noqa: F811
+    return sdk.compute.wait_for_server(server, status="VERIFY_RESIZE",
+                                       interval=0.1, wait=30)
+
+
+def test_resize_then_confirm_moves_the_allocations(cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    source = server.compute_host
+    sdk.compute.resize_server(server, "mv.big")
+    server = _verify_resize(sdk, server)
+    dest = server.compute_host
+    assert dest != source
+    inst = mh.read(cloud, server.id)
+    assert (inst.flavor.flavorid, inst.vcpus, inst.memory_mb) == \
+        ("mv.big", 2, 1024)
+    assert inst.old_flavor.flavorid == "mv.small"
+    migration = _migration(cloud, server.id)
+    assert (migration.source_compute, migration.dest_compute,
+            migration.migration_type) == (source, dest, "resize")
+    # Instance holds the destination with the new flavor, the migration
+    # holds the source with the old one.
+    mine = mh.allocations(cloud, server.id)
+    assert list(mine) == [_node(cloud, dest)]
+    assert _resources(mine, _node(cloud, dest))["VCPU"] == 2
+    held = mh.allocations(cloud, migration.uuid)
+    assert list(held) == [_node(cloud, source)]
+    assert _resources(held, _node(cloud, source))["MEMORY_MB"] == 512
+    assert server.id in mh.driver(cloud, dest)._instances
+
+    sdk.compute.confirm_server_resize(server)
+    server = sdk.compute.wait_for_server(server, status="ACTIVE",
+                                         interval=0.1, wait=30)
+    assert wait_for(lambda: mh.allocations(cloud, migration.uuid) == {})
+    assert list(mh.allocations(cloud, server.id)) == [_node(cloud, dest)]
+    assert _migration(cloud, server.id, "confirmed")
+    assert server.id not in mh.driver(cloud, source)._instances
+    inst = mh.idle(cloud, server.id)
+    assert inst.old_flavor is None and inst.host == dest
+    names = [a for a, _ in mh.actions(cloud, server.id)]
+    assert names == ["create", "resize", "confirmResize"]
+    resize_events = dict(mh.actions(cloud, server.id))["resize"]
+    assert resize_events == [("compute_finish_resize", "Success"),
+                             ("compute_prep_resize", "Success"),
+                             ("compute_resize_instance", "Success")]
+
+
+def test_revert_goes_back_to_the_source_with_the_old_flavor(
+        cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    source = server.compute_host
+    sdk.compute.resize_server(server, "mv.big")
+    server = _verify_resize(sdk, server)
+    migration = _migration(cloud, server.id)
+    sdk.compute.revert_server_resize(server)
+    server = sdk.compute.wait_for_server(server, status="ACTIVE",
+                                         interval=0.1, wait=30)
+    inst = mh.idle(cloud, server.id)
+    assert inst.host == source and inst.flavor.flavorid == "mv.small"
+    assert (inst.vcpus, inst.memory_mb) == (1, 512)
+    mine = mh.allocations(cloud, server.id)
+    assert list(mine) == [_node(cloud, source)]
+    assert _resources(mine, _node(cloud, source))["VCPU"] == 1
+    assert mh.allocations(cloud, migration.uuid) == {}
+    assert server.id not in mh.driver(cloud, migration.dest_compute) \
+        ._instances
+    assert _migration(cloud, server.id, "reverted")
+
+
+def test_cold_migrate_to_a_named_host(cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    other = next(h for h in cloud.hosts if h != server.compute_host)
+    resp = mh.action(cloud, server.id, {"migrate": {"host": other}},
+                     version="2.56")
+    assert resp.status_int == 202, resp.text
+    server = _verify_resize(sdk, server)
+    assert server.compute_host == other
+    migration = _migration(cloud, server.id)
+    assert migration.migration_type == "migration"
+    resp = mh.action(cloud, server.id, {"confirmResize": None})
+    assert resp.status_int == 204
+    sdk.compute.wait_for_server(server, status="ACTIVE", interval=0.1,
+                                wait=30)
+    assert wait_for(lambda: mh.allocations(cloud, migration.uuid) == {})
+
+
+def test_wrong_states_and_bad_requests(cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    resp = mh.action(cloud, server.id, {"confirmResize": None})
+    assert resp.status_int == 409
+    assert resp.json["conflictingRequest"]["message"] == (
+        f"Cannot 'confirmResize' instance {server.id} while it is in "
+        f"vm_state active")
+    resp = mh.action(cloud, server.id, {"revertResize": None})
+    assert resp.status_int == 409
+    resp = mh.action(cloud, server.id, {"resize": {"flavorRef": "mv.small"}})
+    assert resp.status_int == 400
+    assert "Resize requires a flavor change." in resp.text
+    resp = mh.action(cloud, server.id, {"resize": {"flavorRef": "nope"}})
+    assert resp.status_int == 400
+    resp = mh.action(cloud, server.id,
+                     {"migrate": {"host": server.compute_host}},
+                     version="2.56")
+    assert resp.status_int == 400
+    resp = mh.action(cloud, server.id, {"migrate": {"host": "x"}},
+                     version="2.55")
+    assert resp.status_int == 400
+    inst = mh.read(cloud, server.id)
+    inst.task_state = "pausing"
+    inst.save()
+    resp = mh.action(cloud, server.id, {"resize": {"flavorRef": "mv.big"}})
+    assert resp.status_int == 409
+    assert "task_state pausing" in resp.text
+    inst.task_state = None
+    inst.save()
+    assert [a for a, _ in mh.actions(cloud, server.id)] == ["create"]
