@@ -974,3 +974,14 @@ class CannotResizeDisk(NovaException):
 class CannotMigrateToSameHost(NovaException):
     msg_fmt = ("Cannot migrate to the host where the server exists "
                "currently.")
+
+
+class UnableToMigrateToSelf(Invalid):
+    msg_fmt = ("Unable to migrate instance (%(instance_id)s) to current "
+               "host (%(host)s).")
+
+
+class InvalidMigrationState(Invalid):
+    msg_fmt = ("Migration %(migration_id)s state of instance "
+               "%(instance_uuid)s is %(state)s. Cannot %(method)s while the "
+               "migration is in this state.")

@@ -143,6 +143,19 @@ class ComputeTaskManager:
             block_device_mapping=block_device_mapping, legacy_bdm=legacy_bdm,
             request_spec=request_spec, host_lists=host_lists)
 
+    def live_migrate_instance(self, context, instance, scheduler_hint,
+                              block_migration, disk_over_commit,
+                              request_spec):
+        from keel.conductor.tasks import live_migrate
+        try:
+            live_migrate.LiveMigrationTask(self.host, *self._deps()).execute(
+                context, instance, scheduler_hint, block_migration,
+                disk_over_commit, request_spec)
+        except Exception as exc:  # noqa: BLE001 - a cast: the task has
+            # already rolled back and recorded the fault; log, not raise.
+            LOG.warning("Live migration of %s failed: %s", instance.uuid,
+                        exc)
+
     def migrate_server(self, context, instance, scheduler_hint, live,
                        rebuild, flavor, block_migration, disk_over_commit,
                        reservations=None, clean_shutdown=True,

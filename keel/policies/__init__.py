@@ -16,6 +16,7 @@ from keel.policies import network_proxies
 from keel.policies import quotas
 from keel.policies import server_groups
 from keel.policies import server_moves
+from keel.policies import server_migrations
 from keel.policies import server_power
 from keel.policies import servers
 from keel.policies import volume_attachments
@@ -35,5 +36,6 @@ def list_rules():
         server_power.list_rules(),
         volume_attachments.list_rules(),
         attach_interfaces.list_rules(),
+        server_migrations.list_rules(),
         server_moves.list_rules(),
     ))

@@ -1,0 +1,289 @@
+"""Live migration on the compute hosts (Nova's compute manager part of it),
+through the virt driver contract.
+
+The conductor has already moved the source's allocations to the migration
+consumer and claimed the destination for the instance. Then:
+
+* destination: check_can_live_migrate_destination (asks the source's
+  check in turn), later pre_live_migration and, once the guest runs there,
+  post_live_migration_at_destination which makes it the instance's host;
+* source: live_migration hands the guest to driver.live_migration with two
+  callbacks: ``post`` (success: clean the source, finish on the
+  destination, drop the migration's allocations) and ``rollback`` (the
+  guest stays here: the destination is cleaned and the allocations go
+  back to the instance).
+
+Every instance write ends the "migrating" task with a compare-and-swap.
+"""
+from oslo_log import log as logging
+
+from keel.compute.ops import cleanup
+from keel.compute.ops import notify
+from keel import exception
+from keel.virt import power_state
+
+LOG = logging.getLogger(__name__)
+
+MIGRATING = "migrating"
+
+
+# -- allocations (Placement) ---------------------------------------------------
+
+def _pl(client):
+    return getattr(client, "placement", client)
+
+
+def move_allocations(client, context, source, target):
+    """``source``'s allocations become ``target``'s in one POST
+    /allocations (both consumers' generations guard it); False when the
+    source holds none."""
+    pl = _pl(client)
+    src = pl.get_allocations(context, source)
+    if not src.get("allocations"):
+        return False
+    dst = pl.get_allocations(context, target)
+    allocs = {rp: {"resources": a["resources"]}
+              for rp, a in src["allocations"].items()}
+    owner = {"project_id": src["project_id"], "user_id": src["user_id"]}
+    body = {source: dict(owner, allocations={},
+                         consumer_generation=src.get("consumer_generation")),
+            target: dict(owner, allocations=allocs,
+                         consumer_generation=dst.get("consumer_generation"))}
+    resp = pl.request(context, "POST", "/allocations", "1.28", json=body)
+    if resp.status_code != 204:
+        raise exception.MigrationError(
+            reason="could not move the allocations of %s to %s: %s"
+                   % (source, target, resp.text))
+    return True
+
+
+def revert_allocations(client, context, instance, migration):
+    """The destination claim goes, the source's come back to the
+    instance (the migration consumer held them)."""
+    try:
+        if not move_allocations(client, context, migration.uuid,
+                                instance.uuid):
+            LOG.warning("Migration %s held no allocations to give back",
+                        migration.uuid)
+    except Exception:  # noqa: BLE001 - the rollback must finish
+        LOG.exception("Could not revert the allocations of %s",
+                      instance.uuid)
+
+
+# -- destination-side checks ---------------------------------------------------
+
+def _node_info(context, host):
+    from keel import objects
+    nodes = objects.ComputeNodeList.get_all_by_host(context, host)
+    return nodes[0] if nodes else None
+
+
+def check_can_live_migrate_destination(mgr, context, instance,
+                                       block_migration, disk_over_commit,
+                                       migration, limits):
+    src = _node_info(context, instance.host)
+    dst = _node_info(context, mgr.host)
+    try:
+        dest_check = mgr.driver.check_can_live_migrate_destination(
+            context, instance, src, dst, block_migration, disk_over_commit)
+    except exception.NovaException as exc:
+        raise exception.MigrationPreCheckError(reason=exc.format_message())
+    try:
+        from keel.compute import rpcapi
+        return rpcapi.ComputeAPI().check_can_live_migrate_source(
+            context, instance, dest_check)
+    finally:
+        mgr.driver.cleanup_live_migration_destination_check(context,
+                                                            dest_check)
+
+
+def check_can_live_migrate_source(mgr, context, instance, dest_check_data):
+    try:
+        return mgr.driver.check_can_live_migrate_source(
+            context, instance, dest_check_data, block_device_info=None)
+    except exception.NovaException as exc:
+        raise exception.MigrationPreCheckError(reason=exc.format_message())
+
+
+def pre_live_migration(mgr, context, instance, block_migration, disk,
+                       migrate_data):
+    network_info = cleanup.network_info_of(instance)
+    notify.both(context, instance, mgr.host, "live_migration_pre", "start")
+    migrate_data = mgr.driver.pre_live_migration(
+        context, instance, None, network_info, disk, migrate_data)
+    if mgr.network_api is not None:
+        mgr.network_api.setup_networks_on_host(context, instance, mgr.host)
+    notify.both(context, instance, mgr.host, "live_migration_pre", "end")
+    return migrate_data
+
+
+# -- source: the migration itself ----------------------------------------------
+
+def _running(mgr):
+    """{instance uuid: Migration} of the live migrations this host runs."""
+    return mgr.__dict__.setdefault("running_live_migrations", {})
+
+
+def _set_migration(migration, status):
+    migration.status = status
+    migration.save()
+
+
+def live_migration(mgr, context, dest, instance, block_migration, migration,
+                   migrate_data):
+    from keel.compute import rpcapi
+    compute_rpc = rpcapi.ComputeAPI()
+    _set_migration(migration, "preparing")
+    try:
+        migrate_data = compute_rpc.pre_live_migration(
+            context, instance, block_migration, None, dest, migrate_data)
+    except Exception as exc:
+        LOG.exception("Pre live migration failed at %s", dest)
+        rollback(mgr, context, instance, dest, migrate_data,
+                 migration=migration, exc=exc)
+        return
+    _set_migration(migration, "running")
+    _running(mgr)[instance.uuid] = migration
+
+    def post(ctxt, inst, dest_host, block_mig, data):
+        post_live_migration(mgr, ctxt, inst, dest_host, block_mig, data,
+                            migration)
+
+    def recover(ctxt, inst, dest_host, data):
+        rollback(mgr, ctxt, inst, dest_host, data, migration=migration)
+
+    try:
+        mgr.driver.live_migration(context, instance, dest, post, recover,
+                                  block_migration, migrate_data)
+    except Exception as exc:
+        LOG.exception("Live migration of %s failed", instance.uuid)
+        rollback(mgr, context, instance, dest, migrate_data,
+                 migration=migration, exc=exc)
+    finally:
+        _running(mgr).pop(instance.uuid, None)
+
+
+def post_live_migration(mgr, context, instance, dest, block_migration,
+                        migrate_data, migration):
+    from keel.compute import rpcapi
+    notify.both(context, instance, mgr.host, "live_migration_post", "start")
+    network_info = cleanup.network_info_of(instance)
+    mgr.driver.post_live_migration(context, instance, None, migrate_data)
+    if mgr.network_api is not None:
+        mgr.network_api.migrate_instance_start(context, instance, migration)
+    mgr.driver.post_live_migration_at_source(context, instance, network_info)
+    rpcapi.ComputeAPI().post_live_migration_at_destination(
+        context, instance, block_migration, dest)
+    _set_migration(migration, "completed")
+    # The source is free now: the migration's hold on it goes.
+    try:
+        _pl(mgr.placement_client).delete_allocations(context,
+                                                     migration.uuid)
+    except Exception:  # noqa: BLE001 - the periodic clean-up retries
+        LOG.exception("Could not free the source allocations of %s",
+                      instance.uuid)
+    notify.both(context, instance, mgr.host, "live_migration_post", "end")
+    LOG.info("Migrating instance %s to %s finished successfully.",
+             instance.uuid, dest)
+
+
+def post_live_migration_at_destination(mgr, context, instance,
+                                       block_migration):
+    network_info = cleanup.network_info_of(instance)
+    notify.both(context, instance, mgr.host, "live_migration_post_dest",
+                "start")
+    if mgr.network_api is not None:
+        mgr.network_api.setup_instance_network_on_host(context, instance,
+                                                       mgr.host)
+    mgr.driver.post_live_migration_at_destination(
+        context, instance, network_info, block_migration)
+    node = _node_info(context, mgr.host)
+    instance.host = mgr.host
+    if node is not None:
+        instance.node = node.hypervisor_hostname
+    try:
+        instance.power_state = mgr.driver.get_info(instance).state
+    except exception.InstanceNotFound:
+        instance.power_state = power_state.NOSTATE
+    instance.task_state = None
+    instance.progress = 0
+    instance.save(expected_task_state=MIGRATING)
+    notify.both(context, instance, mgr.host, "live_migration_post_dest",
+                "end")
+
+
+def rollback(mgr, context, instance, dest, migrate_data, migration=None,
+             exc=None, status="error"):
+    """The guest stays on this host: the task ends here, the destination
+    is cleaned and the allocations go back to the instance."""
+    from keel.compute import rpcapi
+    notify.both(context, instance, mgr.host, "live_migration_rollback",
+                "start")
+    instance.task_state = None
+    instance.progress = 0
+    try:
+        instance.save(expected_task_state=MIGRATING)
+    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+        LOG.warning("Instance %s changed during the rollback of its live "
+                    "migration", instance.uuid)
+    try:
+        rpcapi.ComputeAPI().rollback_live_migration_at_destination(
+            context, instance, dest, destroy_disks=True,
+            migrate_data=migrate_data)
+    except Exception:  # noqa: BLE001 - the source state matters most
+        LOG.exception("Could not clean up %s after the failed migration",
+                      dest)
+    if migration is not None:
+        revert_allocations(mgr.placement_client, context, instance,
+                           migration)
+        _set_migration(migration, status)
+    if exc is not None:
+        _record_fault(mgr, context, instance, exc)
+    notify.both(context, instance, mgr.host, "live_migration_rollback",
+                "end")
+
+
+def rollback_live_migration_at_destination(mgr, context, instance,
+                                           destroy_disks, migrate_data):
+    network_info = cleanup.network_info_of(instance)
+    notify.action(context, instance, mgr.host,
+                  "live_migration_rollback_dest", "start")
+    mgr.driver.rollback_live_migration_at_destination(
+        context, instance, network_info, None, destroy_disks=destroy_disks,
+        migrate_data=migrate_data)
+    notify.action(context, instance, mgr.host,
+                  "live_migration_rollback_dest", "end")
+
+
+def _record_fault(mgr, context, instance, exc):
+    from keel.compute import faults
+    try:
+        faults.add_instance_fault_from_exc(context, instance, exc,
+                                           (type(exc), exc, None),
+                                           host=mgr.host)
+    except Exception:  # noqa: BLE001 - the rollback outcome matters more
+        LOG.exception("Could not record the fault of %s", instance.uuid)
+
+
+# -- abort / force complete -----------------------------------------------------
+
+def live_migration_abort(mgr, context, instance, migration_id):
+    migration = _running(mgr).get(instance.uuid)
+    if migration is None or migration.id != migration_id:
+        raise exception.InvalidMigrationState(
+            migration_id=migration_id, instance_uuid=instance.uuid,
+            state="not running", method="abort live migration")
+    mgr.driver.live_migration_abort(instance)
+    notify.action(context, instance, mgr.host, "live_migration_abort",
+                  "start")
+    notify.action(context, instance, mgr.host, "live_migration_abort",
+                  "end")
+
+
+def live_migration_force_complete(mgr, context, instance):
+    notify.action(context, instance, mgr.host,
+                  "live_migration_force_complete", "start")
+    mgr.driver.live_migration_force_complete(instance)
+    notify.action(context, instance, mgr.host,
+                  "live_migration_force_complete", "end")
+
