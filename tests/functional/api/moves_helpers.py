@@ -15,7 +15,10 @@ from tests.functional import fixtures_services as fx
 from tests.functional.fixtures_services import wait_for
 
 IMAGE = "5e1f0a2b-3c4d-4e5f-9a0b-1c2d3e4f5a6c"
-FLAVORS = (("mv.small", 1, 512), ("mv.big", 2, 1024))
+# (id, vcpus, ram, disk): mv.huge fits no host's disk (disk has no
+# quota), mv.greedy passes the ram quota.
+FLAVORS = (("mv.small", 1, 512, 1), ("mv.big", 2, 1024, 1),
+           ("mv.huge", 1, 512, 10 ** 7), ("mv.greedy", 1, 10 ** 8, 1))
 
 
 def start(tmp, count=2):
@@ -28,9 +31,9 @@ def start(tmp, count=2):
         ctxt, {"id": IMAGE, "name": "cirros", "disk_format": "qcow2",
                "container_format": "bare", "visibility": "public",
                "os_distro": "cirros"}, data=b"x" * 1024)
-    for flavorid, vcpus, ram in FLAVORS:
+    for flavorid, vcpus, ram, disk in FLAVORS:
         objects.Flavor(ctxt, flavorid=flavorid, name=flavorid, vcpus=vcpus,
-                       memory_mb=ram, root_gb=1, ephemeral_gb=0, swap=0,
+                       memory_mb=ram, root_gb=disk, ephemeral_gb=0, swap=0,
                        is_public=True, disabled=False).create()
     return cloud, launcher
 

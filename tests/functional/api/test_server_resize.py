@@ -5,6 +5,8 @@ the instance (destination) and the migration (source) while in
 VERIFY_RESIZE."""
 import pytest
 
+from keel.conf import CONF
+from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import objects
 from tests.functional.api import moves_helpers as mh
 from tests.functional.api.moves_helpers import sdk  # noqa: F401
@@ -138,6 +140,9 @@ def test_wrong_states_and_bad_requests(cloud, sdk):  # noqa: F811
     resp = mh.action(cloud, server.id, {"migrate": {"host": "x"}},
                      version="2.55")
     assert resp.status_int == 400
+    resp = mh.action(cloud, server.id, {"resize": {"flavorRef": "mv.greedy"}})
+    assert resp.status_int == 403
+    assert "Quota exceeded" in resp.text
     inst = mh.read(cloud, server.id)
     inst.task_state = "pausing"
     inst.save()
@@ -147,3 +152,45 @@ def test_wrong_states_and_bad_requests(cloud, sdk):  # noqa: F811
     inst.task_state = None
     inst.save()
     assert [a for a, _ in mh.actions(cloud, server.id)] == ["create"]
+
+
+def test_no_valid_host_puts_everything_back(cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    before = mh.allocations(cloud, server.id)
+    sdk.compute.resize_server(server, "mv.huge")
+    inst = wait_for(lambda: (lambda i: i if i.task_state is None and
+                             i.vm_state == "active" else None)(
+        mh.read(cloud, server.id)))
+    assert inst and inst.flavor.flavorid == "mv.small"
+    assert inst.host == server.compute_host
+    after = mh.allocations(cloud, server.id)
+    assert {rp: a["resources"] for rp, a in after.items()} == \
+        {rp: a["resources"] for rp, a in before.items()}
+    migration = _migration(cloud, server.id, "error")
+    assert mh.allocations(cloud, migration.uuid) == {}
+    faults = objects.InstanceFaultList.get_by_instance_uuids(
+        mh.cell_ctxt(cloud), [server.id])
+    assert faults[0].message.startswith("No valid host was found")
+
+
+def test_resize_confirm_window_confirms_for_the_user(
+        cloud, sdk, notification_capture):  # noqa: F811
+    server = mh.boot(sdk)
+    sdk.compute.resize_server(server, "mv.big")
+    server = _verify_resize(sdk, server)
+    migration = _migration(cloud, server.id)
+    notification_capture.wait_for("instance.resize_finish.end")
+    for event in ("instance.resize_prep.end", "instance.resize.end"):
+        assert event in notification_capture.event_types()
+    dest = next(s.manager for s in cloud.services
+                if s.binary == "nova-compute" and s.host == server.compute_host)
+    CONF.set_override("resize_confirm_window", 1)
+    try:
+        assert wait_for(lambda: dest._poll_unconfirmed_resizes(
+            mh.cell_ctxt(cloud)) == 1, timeout=5)
+    finally:
+        CONF.clear_override("resize_confirm_window")
+    sdk.compute.wait_for_server(server, status="ACTIVE", interval=0.1,
+                                wait=30)
+    assert wait_for(lambda: mh.allocations(cloud, migration.uuid) == {})
+    notification_capture.wait_for("instance.resize_confirm.end")
