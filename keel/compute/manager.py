@@ -24,6 +24,7 @@ from keel.compute.ops import build as build_ops
 from keel.compute.ops import consoles as console_ops
 from keel.compute.ops import delete as delete_ops
 from keel.compute.ops import interfaces as interface_ops
+from keel.compute.ops import live_migration as live_migration_ops
 from keel.compute.ops import power as power_ops
 from keel.compute.ops import power_sync
 from keel.compute.ops import recovery
@@ -503,3 +504,70 @@ class ComputeManager(manager.Manager):
                              request_spec=None):
         resize_ops.finish_revert_resize(self, context, instance, migration,
                                         request_spec)
+
+    # -- RPC: live migration (keel.compute.ops.live_migration) --------------
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def check_can_live_migrate_destination(self, ctxt, instance,
+                                           block_migration, disk_over_commit,
+                                           migration, limits):
+        return live_migration_ops.check_can_live_migrate_destination(
+            self, ctxt, instance, block_migration, disk_over_commit,
+            migration, limits)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def check_can_live_migrate_source(self, ctxt, instance,
+                                      dest_check_data):
+        return live_migration_ops.check_can_live_migrate_source(
+            self, ctxt, instance, dest_check_data)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def pre_live_migration(self, context, instance, disk, migrate_data,
+                           block_migration=None):
+        return live_migration_ops.pre_live_migration(
+            self, context, instance, block_migration, disk, migrate_data)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def live_migration(self, context, dest, instance, block_migration,
+                       migration, migrate_data):
+        with self.instance_lock(instance.uuid):
+            live_migration_ops.live_migration(
+                self, context, dest, instance, block_migration, migration,
+                migrate_data)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def post_live_migration_at_destination(self, context, instance,
+                                           block_migration):
+        live_migration_ops.post_live_migration_at_destination(
+            self, context, instance, block_migration)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               destroy_disks, migrate_data):
+        live_migration_ops.rollback_live_migration_at_destination(
+            self, context, instance, destroy_disks, migrate_data)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def live_migration_abort(self, context, instance, migration_id):
+        live_migration_ops.live_migration_abort(self, context, instance,
+                                                migration_id)
+
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def live_migration_force_complete(self, context, instance):
+        live_migration_ops.live_migration_force_complete(self, context,
+                                                         instance)
