@@ -54,6 +54,7 @@ from bench import _deploy  # noqa: E402
 
 MICROVERSION = "compute 2.37"   # the first with networks "none"
 POLL = 0.1
+IDLE_SECONDS = 10
 
 # Issue 4's targets and upstream Nova 34's figures on this machine.
 TARGET_RATE = {"distributed": 18.0, "all-in-one": 10.0}
@@ -156,8 +157,8 @@ class Probe:
         for pid, name in self.d.shared_pids():
             secs = _deploy.cpu_seconds([pid]).get(pid, 0)
             by_service[name] = by_service.get(name, 0) + secs
-        counters, _per = _deploy.read_counters(self.d.counters_dir)
-        return {"cpu": by_service, "counters": counters,
+        counters, per = _deploy.read_counters(self.d.counters_dir)
+        return {"cpu": by_service, "counters": counters, "per": per,
                 "questions": self.d.sql_questions(),
                 "load": os.getloadavg()}
 
@@ -180,7 +181,9 @@ def _image_and_flavor(client):
     return images[0]["id"], flavor
 
 
-def run(deployment, n, concurrency, profile_dir=None):
+def run(deployment, n, concurrency, profile_dir=None, previous=None,
+        timeout=900):
+    name = deployment.name
     client = Client(deployment.api_url)
     image, flavor = _image_and_flavor(client)
     watcher = Watcher(deployment.cell_urls)
@@ -188,7 +191,14 @@ def run(deployment, n, concurrency, profile_dir=None):
     spies = _start_py_spy(deployment, profile_dir, n)
     results = []   # (t_start, post_latency, id, error)
     active_at, state_of = {}, {}
+    # CPU the deployment burns doing nothing (heartbeats, periodic tasks,
+    # message polling): printed, and subtracted for the marginal figure.
+    idle0 = probe.take()
+    t_idle = time.perf_counter()
+    time.sleep(IDLE_SECONDS)
     before = probe.take()
+    idle_rate = {k: v / (time.perf_counter() - t_idle)
+                 for k, v in _delta(before["cpu"], idle0["cpu"]).items()}
     start = time.perf_counter()
     with futures.ThreadPoolExecutor(concurrency) as pool:
         jobs = [pool.submit(client.post_server, f"bench-{i}", image, flavor)
@@ -208,6 +218,8 @@ def run(deployment, n, concurrency, profile_dir=None):
                 pending = {r[2] for r in results if r[2]} - set(active_at)
                 if not pending:
                     break
+                if time.perf_counter() - start > timeout:
+                    break   # reported as stuck in BUILD
             time.sleep(POLL)
     end_boot = max(active_at.values()) if active_at else time.perf_counter()
     booted = probe.take()
@@ -217,33 +229,47 @@ def run(deployment, n, concurrency, profile_dir=None):
     starts = {r[2]: r[0] for r in results if r[2]}
     errors = [u for u in ids if state_of.get(u) == "error"]
 
-    # Delete them all.
+    fault_lines = watcher.faults(set(errors))
+    stuck = len(pending)
+    res = {"n": n, "c": concurrency, "ok": len(ids), "stuck": stuck,
+           "post_errors": post_errors, "errors": errors,
+           "faults": fault_lines, "before": before, "booted": booted,
+           "idle_rate": idle_rate}
+    boot_took = end_boot - start
+    res.update(boot_took=boot_took, rate=(len(ids) - stuck) / boot_took,
+               post=[r[1] for r in results],
+               tta=[active_at[u] - starts[u] for u in ids if u in active_at],
+               ordered=sorted(active_at[u] for u in ids if u in active_at),
+               start=start)
+    report_boot(name, res, previous)
+    sys.stdout.flush()
+
+    # Delete them all (a delete that left a server in ERROR is repeated,
+    # as a user would).
     del_start = time.perf_counter()
     with futures.ThreadPoolExecutor(concurrency) as pool:
         codes = list(pool.map(client.delete_server, ids))
+    retried = set()
     while True:
-        left = set(ids) & set(watcher.states())
-        if not left:
+        states = watcher.states()
+        left = set(ids) & set(states)
+        if not left or time.perf_counter() - del_start > timeout:
             break
+        again = [u for u in left if states[u] == "error" and
+                 u not in retried]
+        for u in again:
+            retried.add(u)
+            codes.append(client.delete_server(u))
         time.sleep(POLL)
     del_took = time.perf_counter() - del_start
     deleted = probe.take()
-    fault_lines = watcher.faults(set(errors))
     watcher.close()
+    res.update(del_took=del_took, del_rate=(len(ids) - len(left)) / del_took,
+               del_codes=sorted(set(codes)), deleted=deleted,
+               not_deleted=len(left), del_retried=len(retried))
+    report_delete(res)
+    return res
 
-    boot_took = end_boot - start
-    ttas = [active_at[u] - starts[u] for u in ids if u in active_at]
-    posts = [r[1] for r in results]
-    ordered = sorted(active_at[u] for u in ids if u in active_at)
-    return {
-        "n": n, "c": concurrency, "ok": len(ids), "post_errors": post_errors,
-        "errors": errors, "faults": fault_lines,
-        "boot_took": boot_took, "rate": len(ids) / boot_took,
-        "post": posts, "tta": ttas, "ordered": ordered, "start": start,
-        "del_took": del_took, "del_rate": len(ids) / del_took,
-        "del_codes": sorted(set(codes)),
-        "before": before, "booted": booted, "deleted": deleted,
-    }
 
 
 def _start_py_spy(deployment, directory, n):
@@ -281,19 +307,20 @@ def _window_rate(ordered, start, lo, hi):
     return (hi - lo) / (ordered[hi - 1] - t0)
 
 
-def report(name, res, previous=None):
+def report_boot(name, res, previous=None):
     n = res["n"]
     ok = res["ok"]
     target = TARGET_RATE[name]
     nova = NOVA_RATE.get(n) or NOVA_RATE[min(NOVA_RATE, key=lambda k: abs(
         k - n))]
-    b, a, d = res["before"], res["booted"], res["deleted"]
+    b, a = res["before"], res["booted"]
     print(f"\n=== {name}: {n} servers, concurrency {res['c']} "
           f"(load average before {b['load'][0]:.2f}, after boot "
-          f"{a['load'][0]:.2f}, after delete {d['load'][0]:.2f}) ===")
-    print(f"servers ACTIVE              : {ok - len(res['errors'])} of {n}; "
-          f"ERROR {len(res['errors'])} (target 0); POST failures "
-          f"{len(res['post_errors'])}")
+          f"{a['load'][0]:.2f}) ===")
+    print(f"servers ACTIVE              : "
+          f"{ok - len(res['errors']) - res['stuck']} of {n}; "
+          f"ERROR {len(res['errors'])} (target 0); still BUILD "
+          f"{res['stuck']}; POST failures {len(res['post_errors'])}")
     for line in res["post_errors"][:3] + res["faults"]:
         print(f"    {line}")
     rate = res["rate"]
@@ -320,8 +347,6 @@ def report(name, res, previous=None):
           f" {NOVA_POST_P50_MS / p50:.1f}x faster)")
     t50, t95 = _pct(res["tta"], 0.5) * 1e3, _pct(res["tta"], 0.95) * 1e3
     print(f"time to ACTIVE p50 / p95    : {t50:7.1f} / {t95:7.1f} ms")
-    print(f"deletions/s                 : {res['del_rate']:7.2f}   "
-          f"in {res['del_took']:.1f} s (DELETE codes {res['del_codes']})")
     cpu = _delta(a["cpu"], b["cpu"])
     own = {k: v for k, v in cpu.items() if k not in ("mariadbd", "rabbitmq")}
     total = sum(cpu.values())
@@ -337,12 +362,38 @@ def report(name, res, previous=None):
         print(f"    keel+Placement only: {sum(own.values()) / max(ok, 1):.3f}"
               " (MariaDB/RabbitMQ are shared with other users of this "
               "machine)")
-    dcpu = _delta(d["cpu"], a["cpu"])
-    print(f"CPU s per deletion          : {sum(dcpu.values()) / max(ok, 1):7.3f}")
+    idle = res["idle_rate"]
+    idle_total = sum(idle.values())
+    net = (total - idle_total * res["boot_took"]) / max(ok, 1)
+    print(f"    idle deployment burns {idle_total:.3f} CPU-s/s ("
+          + ", ".join(f"{k} {v:.3f}" for k, v in sorted(
+              idle.items(), key=lambda kv: -kv[1]) if v > 0.0005)
+          + f"); net of idle: {net:.3f} CPU-s per boot (ratio "
+          f"{net / TARGET_CPU_PER_BOOT:.2f})")
     cnt = _delta(a["counters"], b["counters"])
-    dcnt = _delta(d["counters"], a["counters"])
+    per = {}
+    for label in set(a["per"]) | set(b["per"]):
+        got = _delta(a["per"].get(label, {}), b["per"].get(label, {}))
+        sql = sum(v for k, v in got.items() if k.startswith("sql:")
+                  and k[4:].isupper())
+        calls = got.get("rpc:call", 0)
+        per[label] = (sql, calls)
+    print("[boot] per process (SQL statements, RPC calls sent) per server: "
+          + ", ".join(f"{k} {v[0] / max(ok, 1):.1f}/{v[1] / max(ok, 1):.1f}"
+                      for k, v in sorted(per.items())))
     _print_counts("boot", cnt, ok, a, b)
-    _print_counts("delete", dcnt, ok, d, a)
+
+
+def report_delete(res):
+    a, d, ok = res["booted"], res["deleted"], res["ok"]
+    print(f"deletions/s                 : {res['del_rate']:7.2f}   "
+          f"in {res['del_took']:.1f} s (DELETE codes {res['del_codes']}; "
+          f"repeated after ERROR {res['del_retried']}; not deleted "
+          f"{res['not_deleted']}; load average {d['load'][0]:.2f})")
+    dcpu = _delta(d["cpu"], a["cpu"])
+    print(f"CPU s per deletion          : "
+          f"{sum(dcpu.values()) / max(ok, 1):7.3f}")
+    _print_counts("delete", _delta(d["counters"], a["counters"]), ok, d, a)
 
 
 def _print_counts(phase, cnt, ok, after, before):
@@ -413,6 +464,9 @@ def main():
     parser.add_argument("--py-spy", metavar="DIR", default=None,
                         help="record each keel process with py-spy during "
                              "the boot phase (raw collapsed stacks)")
+    parser.add_argument("--timeout", type=float, default=900,
+                        help="seconds to wait for all ACTIVE, and again "
+                             "for all deleted")
     parser.add_argument("--keep", action="store_true",
                         help="keep the work directory (logs, counters)")
     args = parser.parse_args()
@@ -435,8 +489,8 @@ def main():
         try:
             previous = None
             for n in sizes:
-                res = run(dep, n, args.concurrency, args.py_spy)
-                report(name, res, previous)
+                res = run(dep, n, args.concurrency, args.py_spy, previous,
+                          args.timeout)
                 sys.stdout.flush()
                 previous = res
         finally:
