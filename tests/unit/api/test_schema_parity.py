@@ -128,7 +128,9 @@ IN_SCOPE = ["keypairs", "flavors", "flavor_access", "flavors_extraspecs",
             "aggregates", "services", "hypervisors", "availability_zone",
             "migrations", "instance_actions", "simple_tenant_usage",
             "server_external_events", "images", "server_tags",
-            "server_metadata", "ips", "image_metadata"]
+            "server_metadata", "ips", "image_metadata", "pause_server",
+            "suspend_server", "rescue", "lock_server", "console_output",
+            "remote_consoles"]
 
 
 @pytest.mark.parametrize("module", IN_SCOPE)
