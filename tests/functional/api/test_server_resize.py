@@ -194,3 +194,34 @@ def test_resize_confirm_window_confirms_for_the_user(
                                 wait=30)
     assert wait_for(lambda: mh.allocations(cloud, migration.uuid) == {})
     notification_capture.wait_for("instance.resize_confirm.end")
+
+
+def test_delete_while_verify_resize_frees_both_hosts(cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    sdk.compute.resize_server(server, "mv.big")
+    server = _verify_resize(sdk, server)
+    migration = _migration(cloud, server.id)
+    sdk.compute.delete_server(server)
+    sdk.compute.wait_for_delete(server, interval=0.1, wait=30)
+    assert wait_for(lambda: mh.allocations(cloud, server.id) == {} and
+                    mh.allocations(cloud, migration.uuid) == {})
+
+
+def test_driver_failure_on_the_source_is_error_with_a_fault(
+        cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    mh.driver(cloud, server.compute_host).inject_failure(
+        "migrate_disk_and_power_off", times=1, instance_uuid=server.id)
+    sdk.compute.resize_server(server, "mv.big")
+    sdk.compute.wait_for_server(server, status="ERROR", failures=[],
+                                interval=0.1, wait=30)
+    inst = mh.idle(cloud, server.id)
+    assert inst.vm_state == "error" and inst.host == server.compute_host
+    migration = _migration(cloud, server.id, "error")
+    assert migration.source_compute == server.compute_host
+    assert ("resize", [("compute_prep_resize", "Success"),
+                       ("compute_resize_instance", "Error")]) in \
+        mh.actions(cloud, server.id)
+    faults = objects.InstanceFaultList.get_by_instance_uuids(
+        mh.cell_ctxt(cloud), [server.id])
+    assert "Injected failure" in faults[0].message
