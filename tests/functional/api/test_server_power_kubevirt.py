@@ -142,6 +142,14 @@ def test_power_actions_drive_the_virtual_machine(cloud, sdk):
     assert settle(cloud, u, ("PAUSED", None, power_state.PAUSED))
     sdk.compute.unpause_server(u)
     assert settle(cloud, u, ("ACTIVE", None, power_state.RUNNING))
+    sdk.compute.suspend_server(u)
+    assert settle(cloud, u, ("SUSPENDED", None, power_state.SUSPENDED)), \
+        status(cloud, u)
+    sdk.compute.resume_server(u)
+    assert settle(cloud, u, ("ACTIVE", None, power_state.RUNNING))
+    sdk.compute.reboot_server(u, "SOFT")
+    assert settle(cloud, u, ("ACTIVE", None, power_state.RUNNING))
+    assert (NS, u, "soft") in cloud.sim.reboots
     before = cloud.sim.get("VirtualMachineInstance", NS, u)["metadata"][
         "uid"]
     sdk.compute.reboot_server(u, "HARD")
