@@ -8,6 +8,7 @@ import pytest
 from keel.conf import CONF
 from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import objects
+from keel.virt import power_state
 from tests.functional.api import moves_helpers as mh
 from tests.functional.api.moves_helpers import sdk  # noqa: F401
 from tests.functional.fixtures_services import http_endpoint  # noqa: F401
@@ -225,3 +226,22 @@ def test_driver_failure_on_the_source_is_error_with_a_fault(
     faults = objects.InstanceFaultList.get_by_instance_uuids(
         mh.cell_ctxt(cloud), [server.id])
     assert "Injected failure" in faults[0].message
+
+
+def test_stopped_server_stays_off_through_resize_and_revert(
+        cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    sdk.compute.stop_server(server)
+    sdk.compute.wait_for_server(server, status="SHUTOFF", interval=0.1,
+                                wait=30)
+    sdk.compute.resize_server(server, "mv.big")
+    server = _verify_resize(sdk, server)
+    dest = server.compute_host
+    assert mh.driver(cloud, dest)._instances[server.id].state == \
+        power_state.SHUTDOWN
+    sdk.compute.revert_server_resize(server)
+    server = sdk.compute.wait_for_server(server, status="SHUTOFF",
+                                         interval=0.1, wait=30)
+    inst = mh.idle(cloud, server.id)
+    assert inst.vm_state == "stopped" and inst.host != dest
+    assert inst.power_state == power_state.SHUTDOWN
