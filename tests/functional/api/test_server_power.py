@@ -538,3 +538,36 @@ def test_a_server_still_being_scheduled_takes_no_action(cloud):
         f"Cannot 'pause' instance {u} while it is in vm_state building")
     assert action(cloud.app, u, {"lock": None}).status_int == 409
     assert action(cloud.app, u, {"os-getConsoleOutput": {}}).status_int == 409
+
+
+def test_policies_reader_and_other_projects(cloud):
+    u = server(cloud)
+    CONF.set_override("development_roles", ["reader"], group="api")
+    try:
+        reader = deploy.deploy(CONF)
+    finally:
+        CONF.clear_override("development_roles", group="api")
+    token = f"{USER}:{PROJECT}"
+    for body in ({"os-stop": None}, {"pause": None}, {"lock": None},
+                 {"rescue": None}, {"os-getConsoleOutput": {}}):
+        assert action(reader, u, body, token=token).status_int == 403, body
+    # Another project's server does not exist for a member.
+    CONF.set_override("development_roles", ["member", "reader"], group="api")
+    try:
+        member = deploy.deploy(CONF)
+    finally:
+        CONF.clear_override("development_roles", group="api")
+    resp = action(member, u, {"os-stop": None}, token=f"{USER}:elsewhere")
+    assert resp.status_int == 404
+    assert read(cloud, u).task_state is None
+
+
+def test_rescue_without_instance_passwords_answers_nothing(cloud):
+    u = server(cloud)
+    CONF.set_override("enable_instance_password", False, group="api")
+    try:
+        resp = action(cloud.app, u, {"rescue": {"adminPass": "x"}})
+    finally:
+        CONF.clear_override("enable_instance_password", group="api")
+    assert resp.status_int == 200 and resp.json == {}
+    assert settled(cloud, u, "RESCUE")
