@@ -69,7 +69,7 @@ class Deployment:
     name (api, conductor, scheduler, compute)."""
 
     def __init__(self, tmp, backend="mysql", hosts=4, computes=1,
-                 extra_control=""):
+                 extra_control="", service_down_time=6):
         # ``computes`` processes of ``hosts`` simulated hosts each.
         self.tmp, self.backend, self.hosts = tmp, backend, hosts
         self.computes = [f"compute{k}" for k in range(1, computes + 1)]
@@ -81,6 +81,7 @@ class Deployment:
                            for k in range(1, computes + 1)
                            for i in range(1, hosts + 1)]
         self.extra_control = extra_control
+        self.service_down_time = service_down_time
         self.vhost, self.rabbit_url = private_vhost(f"keel_boot_{self.tag}")
 
     # -- start-up -----------------------------------------------------------
@@ -88,7 +89,10 @@ class Deployment:
         placement = subprocess.Popen(
             [sys.executable, "-m", "keel.embedded.placement", "--db-url",
              self.urls["placement"]],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            # stderr to a file: a pipe nobody reads fills up and blocks
+            # Placement's logging (and so Placement) mid-test.
+            stdout=subprocess.PIPE,
+            stderr=open(self.tmp / "placement.stderr", "w"), text=True)
         self.procs["placement"] = placement
         images = self.tmp / "images"
         images.mkdir()
@@ -96,12 +100,13 @@ class Deployment:
         self.image_id = seed_images.seed(str(images))["id"]
         line = placement.stdout.readline()
         assert line.startswith("PLACEMENT_ENDPOINT="), \
-            placement.stderr.read()
+            (self.tmp / "placement.stderr").read_text()
         self.placement = line.strip().split("=", 1)[1]
         common = (
             f"[DEFAULT]\ntransport_url = {self.rabbit_url}\n"
             f"control_exchange = keel_boot_{self.tag}\n"
-            "report_interval = 1\nservice_down_time = 6\n"
+            "report_interval = 1\n"
+            f"service_down_time = {self.service_down_time}\n"
             "rpc_response_timeout = 20\ngraceful_shutdown_timeout = 10\n"
             "periodic_fuzzy_delay = 0\n"
             "scheduler_instance_sync_interval = 2\n"

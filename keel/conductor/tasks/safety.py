@@ -37,9 +37,10 @@ How each is recovered (this module, every few seconds in each conductor)
    (Nova keeps them nowhere else). A BuildRequest older than
    ``build_timeout()`` and re-driven before is buried in cell0 in ERROR
    with a fault instead.
-   A BuildRequest whose mapping already names a cell was committed but
-   not deleted (conductor died in between): it is deleted now, and its
-   instance is then handled by (2).
+   A BuildRequest whose instance is already in a cell (mapped or not:
+   the conductor died between writing it, mapping it and deleting the
+   BuildRequest) is committed now: mapped there and deleted, and its
+   instance is then handled by (2) — never built a second time.
 2. ``error_out_abandoned_builds``: an instance in BUILD for longer than
    ``build_timeout()`` whose host is unknown (the cast was lost) or whose
    compute service is down goes to ERROR with a fault (compare-and-swap on
@@ -160,11 +161,19 @@ def _redrive_one(context, compute_task_api, report, host, row, now):
         br = objects.BuildRequest.get_by_instance_uuid(context, uuid)
     except exception.BuildRequestNotFound:
         return False
-    if mapping is not None and mapping.cell_mapping is not None:
-        # Placed and mapped, only the commit was lost: commit now; the
-        # instance (never cast to a host) is left to the next net.
+    placed = mapping.cell_mapping if mapping is not None else None
+    if placed is None and mapping is not None:
+        # Written to its cell but not mapped yet (the conductor died
+        # between the two): map it where it is, never build it twice.
+        placed = _cell_holding(context, uuid)
+        if placed is not None:
+            mapping.cell_mapping = placed
+            mapping.save()
+    if placed is not None:
+        # Placed, only the commit was lost: commit now; the instance
+        # (never cast to a host) is left to the next net.
         LOG.warning("Build request of %s outlived its placement in cell "
-                    "%s; removing it", uuid, mapping.cell_mapping.identity)
+                    "%s; removing it", uuid, placed.identity)
         try:
             br.destroy()
         except exception.BuildRequestNotFound:
@@ -201,6 +210,18 @@ def _redrive_one(context, compute_task_api, report, host, row, now):
         requested_networks=requested,
         block_device_mapping=br.block_device_mappings, tags=br.tags)
     return True
+
+
+def _cell_holding(context, uuid):
+    """The cell whose database has the instance (one query per cell)."""
+    for cell in _cells(context):
+        with keel_context.target_cell(context, cell) as cctxt:
+            try:
+                objects.Instance.get_by_uuid(cctxt, uuid, expected_attrs=[])
+                return cell
+            except exception.InstanceNotFound:
+                continue
+    return None
 
 
 def _user_context(context, spec):

@@ -181,3 +181,30 @@ def test_allocations_of_deleted_instances_are_removed(cloud, ctxt, report):
         keel_context.get_admin_context(), report)
     assert boot.uuid in removed
     assert allocations(cloud, boot.uuid) == {}
+
+
+def test_build_request_of_an_instance_already_in_its_cell_is_committed(
+        cloud, ctxt, report, short_timeout):
+    # The conductor wrote the instance to cell1 and died before mapping it
+    # and deleting the BuildRequest: it is mapped and committed, not built
+    # again (and not buried in cell0 beside it).
+    (boot,), _ = helpers.boot_request(ctxt)
+    admin = keel_context.get_admin_context()
+    cell = objects.CellMapping.get_by_uuid(admin, CELL1_UUID)
+    with keel_context.target_cell(admin, cell) as cctxt:
+        boot.build_request.get_new_instance(cctxt).create()
+    _age_build_request(admin, boot.uuid, 100, redriven_ago=20)
+    assert safety.redrive_lost_builds(
+        admin, conductor_rpcapi.ComputeTaskAPI(), report, "c") == \
+        [boot.uuid]
+    mapping = objects.InstanceMapping.get_by_instance_uuid(admin, boot.uuid)
+    assert mapping.cell_mapping.uuid == CELL1_UUID
+    with pytest.raises(Exception) as gone:
+        objects.BuildRequest.get_by_instance_uuid(admin, boot.uuid)
+    assert type(gone.value).__name__ == "BuildRequestNotFound"
+    cell0 = objects.CellMapping.get_by_uuid(
+        admin, objects.CellMapping.CELL0_UUID)
+    with keel_context.target_cell(admin, cell0) as cctxt:
+        assert not objects.InstanceList.get_by_filters(
+            cctxt, {"uuid": [boot.uuid]})
+    assert instance(ctxt, boot.uuid).vm_state == "building"
