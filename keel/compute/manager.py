@@ -258,6 +258,11 @@ class ComputeManager(manager.Manager):
         if self.driver is not None:
             return power_sync.sync_power_states(self, context)
 
+    @manager.periodic(spacing=600)
+    def _cleanup_expired_console_auth_tokens(self, context):
+        """Console tokens past their [consoleauth]/token_ttl."""
+        console_ops.clean_expired_tokens(context)
+
     def handle_events(self, event):
         """The virt driver's event listener (lifecycle events)."""
         power_sync.handle_events(self, event)

@@ -50,3 +50,8 @@ def get_serial_console(mgr, context, instance, console_type):
     console = _endpoint(mgr.driver.get_serial_console, context, instance)
     return _authorize(context, instance, console_type, console,
                       CONF.serial_console.base_url)
+
+
+def clean_expired_tokens(context):
+    """Drop the expired console tokens of this cell (Nova's periodic)."""
+    objects.ConsoleAuthToken.clean_expired_console_auths(context)

@@ -9,6 +9,7 @@ the instance actions and the guest's state on the hypervisor.
 import uuid
 
 import openstack
+import sqlalchemy as sa
 from oslo_utils import timeutils
 import pytest
 
@@ -571,3 +572,23 @@ def test_rescue_without_instance_passwords_answers_nothing(cloud):
         CONF.clear_override("enable_instance_password", group="api")
     assert resp.status_int == 200 and resp.json == {}
     assert settled(cloud, u, "RESCUE")
+
+
+def test_expired_console_tokens_are_cleaned(cloud, sdk):
+    u = server(cloud)
+    CONF.set_override("token_ttl", 0, group="consoleauth")
+    try:
+        url = sdk.compute.create_server_remote_console(
+            u, protocol="vnc", type="novnc").url
+    finally:
+        CONF.clear_override("token_ttl", group="consoleauth")
+    with pytest.raises(Exception):
+        _validate(cloud, _token(url))   # expired at once
+    with keel_context.target_cell(cloud.ctxt, _cell(cloud)) as c:
+        compute(cloud)._cleanup_expired_console_auth_tokens(c)
+        from keel.db import session
+        with session.cell_reader(c) as s:
+            left = s.execute(sa.text(
+                "SELECT count(*) FROM console_auth_tokens "
+                "WHERE instance_uuid = :u"), {"u": u}).scalar()
+    assert left == 0
