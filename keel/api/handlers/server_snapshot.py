@@ -25,12 +25,13 @@ def _image_url(req, image_id):
     return links.href(req, "images", image_id)
 
 
-def _answer(req, image):
+def _answer(req, image, located=True):
     image_id = str(image["id"])
     if req.version_matches("2.45"):
         return {"image_id": image_id}
-    return wsgi.Result(None, status=202,
-                       headers={"Location": _image_url(req, image_id)})
+    # A backup with rotation 0 is rotated away at once: no Location.
+    headers = {"Location": _image_url(req, image_id)} if located else {}
+    return wsgi.Result(None, status=202, headers=headers)
 
 
 def _run(action, id, call, *args, **kwargs):
@@ -68,4 +69,4 @@ def create_backup(req, id):
                  instance, body["name"], body["backup_type"],
                  int(body["rotation"]),
                  extra_properties=body.get("metadata") or {})
-    return _answer(req, image)
+    return _answer(req, image, located=int(body["rotation"]) > 0)

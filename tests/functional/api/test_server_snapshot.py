@@ -133,3 +133,21 @@ def test_backup_rotation_keeps_the_newest(cloud, sdk):  # noqa: F811
     assert backup["properties"]["backup_type"] == "daily"
     assert _gone(ids[0])
     assert all(_image(i)["status"] == "active" for i in ids[1:])
+
+
+def test_backup_location_only_when_kept(cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    resp = mh.action(cloud, server.id, {"createBackup": {
+        "name": "w", "backup_type": "weekly", "rotation": "1"}},
+        version="2.44")
+    assert resp.status_int == 202
+    image_id = resp.headers["Location"].rsplit("/", 1)[1]
+    assert _active(image_id)
+    assert mh.idle(cloud, server.id)
+    resp = mh.action(cloud, server.id, {"createBackup": {
+        "name": "w0", "backup_type": "weekly", "rotation": 0}},
+        version="2.44")
+    assert resp.status_int == 202 and "Location" not in resp.headers
+    assert mh.idle(cloud, server.id)
+    # Rotation 0 keeps none of this type.
+    assert wait_for(lambda: _gone(image_id))
