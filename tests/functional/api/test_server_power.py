@@ -592,3 +592,16 @@ def test_expired_console_tokens_are_cleaned(cloud, sdk):
                 "SELECT count(*) FROM console_auth_tokens "
                 "WHERE instance_uuid = :u"), {"u": u}).scalar()
     assert left == 0
+
+
+def test_failed_rescue_is_an_error_with_novas_fault(cloud):
+    u = server(cloud)
+    driver(cloud).inject_failure("rescue", times=1, instance_uuid=u)
+    assert action(cloud.app, u, {"rescue": None}).status_int == 200
+    inst = settled(cloud, u, "ERROR")
+    assert inst and inst.vm_state == "error"
+    assert faults(cloud, u)[0].message == (
+        f"Instance {u} cannot be rescued: Driver Error: Injected failure "
+        "in fake driver operation rescue")
+    assert actions(cloud, u) == [
+        ("rescue", [("compute_rescue_instance", "Error")])]
