@@ -161,14 +161,23 @@ def _redrive_one(context, compute_task_api, report, host, row, now):
         br = objects.BuildRequest.get_by_instance_uuid(context, uuid)
     except exception.BuildRequestNotFound:
         return False
+    created = row.created_at.replace(tzinfo=None)
+    # Buried only after at least one re-drive (updated_at is our stamp):
+    # a conductor that comes back late still gives each lost build a try.
+    expired = row.updated_at is not None and \
+        (now - created).total_seconds() > build_timeout()
     placed = mapping.cell_mapping if mapping is not None else None
     if placed is None and mapping is not None:
         # Written to its cell but not mapped yet (the conductor died
-        # between the two): map it where it is, never build it twice.
-        placed = _cell_holding(context, uuid)
-        if placed is not None:
-            mapping.cell_mapping = placed
-            mapping.save()
+        # between the two). Still BUILDING with no host: a re-drive adopts
+        # that record (keel/conductor/tasks/build.py); otherwise, or too
+        # late, it is mapped where it is. Never a second record.
+        held = _cell_holding(context, uuid)
+        if held is not None:
+            cell, inst = held
+            if expired or inst.vm_state != BUILDING or inst.host:
+                mapping.cell_mapping = placed = cell
+                mapping.save()
     if placed is not None:
         # Placed, only the commit was lost: commit now; the instance
         # (never cast to a host) is left to the next net.
@@ -185,11 +194,7 @@ def _redrive_one(context, compute_task_api, report, host, row, now):
     ctxt = _user_context(context, spec)
     image = _image(ctxt, br)
     _release(ctxt, report, uuid)
-    created = row.created_at.replace(tzinfo=None)
-    # Buried only after at least one re-drive (updated_at is our stamp):
-    # a conductor that comes back late still gives each lost build a try.
-    if row.updated_at is not None and \
-            (now - created).total_seconds() > build_timeout():
+    if expired:
         from keel.conductor.tasks import cell0
         exc = exception.BuildAbortException(
             instance_uuid=uuid, reason=_NOT_SCHEDULED % build_timeout())
@@ -213,12 +218,13 @@ def _redrive_one(context, compute_task_api, report, host, row, now):
 
 
 def _cell_holding(context, uuid):
-    """The cell whose database has the instance (one query per cell)."""
+    """(cell, instance) of the cell whose database has the instance (one
+    query per cell), or None."""
     for cell in _cells(context):
         with keel_context.target_cell(context, cell) as cctxt:
             try:
-                objects.Instance.get_by_uuid(cctxt, uuid, expected_attrs=[])
-                return cell
+                return cell, objects.Instance.get_by_uuid(
+                    cctxt, uuid, expected_attrs=[])
             except exception.InstanceNotFound:
                 continue
     return None

@@ -186,13 +186,16 @@ def test_allocations_of_deleted_instances_are_removed(cloud, ctxt, report):
 def test_build_request_of_an_instance_already_in_its_cell_is_committed(
         cloud, ctxt, report, short_timeout):
     # The conductor wrote the instance to cell1 and died before mapping it
-    # and deleting the BuildRequest: it is mapped and committed, not built
-    # again (and not buried in cell0 beside it).
+    # and deleting the BuildRequest; the compute's start-up recovery put it
+    # in ERROR meanwhile: it is mapped and committed, not built again (and
+    # not buried in cell0 beside it).
     (boot,), _ = helpers.boot_request(ctxt)
     admin = keel_context.get_admin_context()
     cell = objects.CellMapping.get_by_uuid(admin, CELL1_UUID)
     with keel_context.target_cell(admin, cell) as cctxt:
-        boot.build_request.get_new_instance(cctxt).create()
+        inst = boot.build_request.get_new_instance(cctxt)
+        inst.vm_state, inst.task_state = "error", None
+        inst.create()
     _age_build_request(admin, boot.uuid, 100, redriven_ago=20)
     assert safety.redrive_lost_builds(
         admin, conductor_rpcapi.ComputeTaskAPI(), report, "c") == \
@@ -207,4 +210,23 @@ def test_build_request_of_an_instance_already_in_its_cell_is_committed(
     with keel_context.target_cell(admin, cell0) as cctxt:
         assert not objects.InstanceList.get_by_filters(
             cctxt, {"uuid": [boot.uuid]})
-    assert instance(ctxt, boot.uuid).vm_state == "building"
+    assert instance(ctxt, boot.uuid).vm_state == "error"
+
+
+def test_unmapped_building_record_is_adopted_by_the_redrive(
+        cloud, ctxt, report, short_timeout):
+    # Same, but the record is still BUILDING with no host: the re-sent
+    # request carries on with it and the server becomes ACTIVE.
+    (boot,), _ = helpers.boot_request(ctxt)
+    admin = keel_context.get_admin_context()
+    cell = objects.CellMapping.get_by_uuid(admin, CELL1_UUID)
+    with keel_context.target_cell(admin, cell) as cctxt:
+        boot.build_request.get_new_instance(cctxt).create()
+    _age_build_request(admin, boot.uuid, 20)
+    assert safety.redrive_lost_builds(
+        admin, conductor_rpcapi.ComputeTaskAPI(), report, "c") == \
+        [boot.uuid]
+    inst = settled(ctxt, boot.uuid, timeout=30)
+    assert inst.vm_state == "active"
+    assert list(allocations(cloud, boot.uuid)) == \
+        [cloud.nodes(inst.host)[0].uuid]
