@@ -605,3 +605,25 @@ def test_failed_rescue_is_an_error_with_novas_fault(cloud):
         "in fake driver operation rescue")
     assert actions(cloud, u) == [
         ("rescue", [("compute_rescue_instance", "Error")])]
+
+
+def test_volume_backed_rescue_needs_2_87_a_rescue_device_and_the_trait(
+        cloud):
+    bfv = server(cloud, image_ref="")
+    image_id = str(uuid.uuid4())
+    image_api.get_api().create(
+        keel_context.get_admin_context(),
+        {"id": image_id, "name": "bfv-rescue", "disk_format": "qcow2",
+         "container_format": "bare", "visibility": "public",
+         "properties": {"hw_rescue_bus": "scsi",
+                        "hw_rescue_device": "disk"}}, data=b"r" * 64)
+    body = {"rescue": {"rescue_image_ref": image_id}}
+    resp = action(cloud.app, bfv, body, version="2.86")
+    assert resp.status_int == 400
+    assert "Cannot rescue a volume-backed instance" in resp.text
+    # 2.87 with a rescue device: the host must offer COMPUTE_RESCUE_BFV,
+    # which the fake driver does not.
+    resp = action(cloud.app, bfv, body, version="2.87")
+    assert resp.status_int == 400
+    assert "Host unable to rescue a volume-backed instance" in resp.text
+    assert read(cloud, bfv).task_state is None
