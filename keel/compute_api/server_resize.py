@@ -125,6 +125,10 @@ def revert_resize(ctx, instance):
     migration.save()
     common.record_action(instance, "revertResize")
     spec = objects.RequestSpec.get_by_instance_uuid(ctx, instance.uuid)
+    if instance.old_flavor is not None:
+        # Scheduling of later moves uses the flavor the revert restores.
+        spec.flavor = instance.old_flavor
+        spec.save()
     common.compute_rpc().revert_resize(
         instance._context, instance, migration, migration.dest_compute,
         spec)

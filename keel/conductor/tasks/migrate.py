@@ -55,6 +55,7 @@ class MigrationTask:
                 self._rollback(cctxt, instance, migration, moved, exc,
                                request_spec)
                 raise
+            self._remember_flavor(request_spec)
             filter_props = common.legacy_filter_properties(request_spec)
             common.populate_filter_properties(filter_props, selection)
             image = request_spec.image.obj_to_primitive() \
@@ -88,6 +89,16 @@ class MigrationTask:
             return_alternates=True)
         hosts = list(host_lists[0])
         return hosts[0], hosts[1:]
+
+    @staticmethod
+    def _remember_flavor(spec):
+        """Later moves schedule with the flavor the instance now has (a
+        revert puts the old one back)."""
+        try:
+            spec.save()
+        except Exception:  # noqa: BLE001 - the move itself goes on
+            LOG.exception("Could not save the request spec of %s",
+                          spec.instance_uuid)
 
     def _rollback(self, cctxt, instance, migration, moved, exc,
                   request_spec):

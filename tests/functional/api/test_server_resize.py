@@ -73,6 +73,8 @@ def test_resize_then_confirm_moves_the_allocations(cloud, sdk):  # noqa: F811
     assert server.id not in mh.driver(cloud, source)._instances
     inst = mh.idle(cloud, server.id)
     assert inst.old_flavor is None and inst.host == dest
+    assert objects.RequestSpec.get_by_instance_uuid(
+        cloud.ctxt, server.id).flavor.flavorid == "mv.big"
     names = [a for a, _ in mh.actions(cloud, server.id)]
     assert names == ["create", "resize", "confirmResize"]
     resize_events = dict(mh.actions(cloud, server.id))["resize"]
@@ -101,6 +103,8 @@ def test_revert_goes_back_to_the_source_with_the_old_flavor(
     assert server.id not in mh.driver(cloud, migration.dest_compute) \
         ._instances
     assert _migration(cloud, server.id, "reverted")
+    assert objects.RequestSpec.get_by_instance_uuid(
+        cloud.ctxt, server.id).flavor.flavorid == "mv.small"
 
 
 def test_cold_migrate_to_a_named_host(cloud, sdk):  # noqa: F811
