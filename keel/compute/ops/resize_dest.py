@@ -8,6 +8,7 @@ consumer and claimed the destination for the instance; every state
 change is a compare-and-swap on the task the previous step left.
 """
 from oslo_log import log as logging
+from oslo_utils import timeutils
 
 from keel.compute.ops import cleanup
 from keel.compute.ops import move_allocs
@@ -21,9 +22,14 @@ LOG = logging.getLogger(__name__)
 
 
 def _prep_notify(context, instance, host, phase, flavor):
-    notify.usage(context, instance, "resize.prep.%s" % phase, host)
     try:
         from keel.notifications import instance_actions
+        if phase == "start":
+            # Usage up to now is billed on the old flavor (Nova sends
+            # compute.instance.exists before the resize).
+            instance_actions.notify_usage_exists(
+                context, instance, host=host, current_period=True)
+        notify.usage(context, instance, "resize.prep.%s" % phase, host)
         instance_actions.notify_about_resize_prep_instance(
             context, instance, host, phase, flavor)
     except Exception:  # noqa: BLE001 - side channel
@@ -93,6 +99,7 @@ def finish_resize(mgr, context, disk_info, image, instance, migration,
         instance.power_state = power.get_power_state(mgr, instance)
         instance.vm_state = rc.RESIZED
         instance.task_state = None
+        instance.launched_at = timeutils.utcnow()
         instance.save(expected_task_state=rc.RESIZE_FINISH)
         rc.notify_both(context, instance, mgr.host, "finish_resize",
                        "resize_finish", "end")

@@ -185,8 +185,14 @@ def test_resize_confirm_window_confirms_for_the_user(
     server = _verify_resize(sdk, server)
     migration = _migration(cloud, server.id)
     notification_capture.wait_for("instance.resize_finish.end")
-    for event in ("instance.resize_prep.end", "instance.resize.end"):
+    for event in ("instance.resize_prep.end", "instance.resize.end",
+                  "instance.exists"):
         assert event in notification_capture.event_types()
+    legacy = notification_capture.event_types(versioned=False)
+    for event in ("compute.instance.exists",
+                  "compute.instance.resize.prep.start",
+                  "compute.instance.finish_resize.end"):
+        assert event in legacy
     dest = next(s.manager for s in cloud.services
                 if s.binary == "nova-compute" and s.host == server.compute_host)
     CONF.set_override("resize_confirm_window", 1)
