@@ -33,11 +33,8 @@ def _check_service_up(instance):
 
 
 def new_flavor(ctx, flavor_id, current, instance):
-    try:
-        flavor = objects.Flavor.get_by_flavor_id(ctx, flavor_id,
-                                                 read_deleted="no")
-    except exception.FlavorNotFound:
-        raise
+    flavor = objects.Flavor.get_by_flavor_id(ctx, flavor_id,
+                                             read_deleted="no")
     if flavor.disabled:
         raise exception.FlavorNotFound(flavor_id=flavor_id)
     if flavor.flavorid == current.flavorid:

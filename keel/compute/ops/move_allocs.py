@@ -46,6 +46,12 @@ def move_allocations(client, context, source, target):
     return True
 
 
+def allocations_of(client, context, consumer):
+    """``{rp_uuid: {"resources": {...}, ...}}`` of one consumer."""
+    return _placement(client).get_allocations(context, consumer).get(
+        "allocations") or {}
+
+
 def delete_allocations(client, context, consumer):
     """Drop a consumer's allocations (a confirmed migration's source)."""
     return _placement(client).delete_allocations(context, consumer)

@@ -87,10 +87,8 @@ def finish_resize(mgr, context, disk_info, image, instance, migration,
         network_info = cleanup.network_info_of(instance)
         rc.notify_both(context, instance, mgr.host, "finish_resize",
                        "resize_finish", "start")
-        allocations = mgr.placement_client.get_allocs_for_consumer(
-            context, instance.uuid)["allocations"] \
-            if hasattr(mgr.placement_client, "get_allocs_for_consumer") \
-            else {}
+        allocations = move_allocs.allocations_of(mgr.placement_client,
+                                                 context, instance.uuid)
         mgr.driver.finish_migration(
             context, migration, instance, disk_info, network_info, image,
             resized, allocations, block_device_info=None,
