@@ -255,3 +255,28 @@ def test_stopped_server_stays_off_through_resize_and_revert(
     inst = mh.idle(cloud, server.id)
     assert inst.vm_state == "stopped" and inst.host != dest
     assert inst.power_state == power_state.SHUTDOWN
+
+
+def test_members_resize_but_only_admins_migrate(cloud, sdk):  # noqa: F811
+    from keel.api import deploy
+    from tests.unit.api.conftest import call
+    server = mh.boot(sdk)
+    inst = mh.read(cloud, server.id)
+    token = f"{inst.user_id}:{inst.project_id}"
+    CONF.set_override("development_roles", ["member", "reader"], group="api")
+    try:
+        app = deploy.deploy(CONF)
+    finally:
+        CONF.clear_override("development_roles", group="api")
+
+    def member(body):
+        return call(app, f"/v2.1/servers/{server.id}/action", method="POST",
+                    body=body, headers={"X-Auth-Token": token})
+    resp = member({"migrate": None})
+    assert resp.status_int == 403
+    assert "os_compute_api:os-migrate-server:migrate" in resp.text
+    assert member({"resize": {"flavorRef": "mv.big"}}).status_int == 202
+    _verify_resize(sdk, server)
+    assert member({"confirmResize": None}).status_int == 204
+    sdk.compute.wait_for_server(server, status="ACTIVE", interval=0.1,
+                                wait=30)
