@@ -18,6 +18,26 @@ LOG = logging.getLogger(__name__)
 
 def resize_instance(mgr, context, instance, image, migration, flavor,
                     clean_shutdown, request_spec=None):
+    try:
+        disk_info = _resize_instance(mgr, context, instance, migration,
+                                     flavor, clean_shutdown)
+    except Exception:
+        # The instance stays on the source (in ERROR): it holds the
+        # source's resources again, the destination's claim is dropped.
+        try:
+            move_allocs.move_allocations(mgr.placement_client, context,
+                                         migration.uuid, instance.uuid)
+        except Exception:  # noqa: BLE001 - report the original failure
+            LOG.exception("Could not give %s its source allocations back",
+                          instance.uuid)
+        raise
+    rc.compute_rpc().finish_resize(context, instance, migration, image,
+                                   disk_info, migration.dest_compute,
+                                   request_spec)
+
+
+def _resize_instance(mgr, context, instance, migration, flavor,
+                     clean_shutdown):
     with mgr.instance_lock(instance.uuid), rc.error_out(instance,
                                                         migration):
         rc.set_migration_status(migration, "migrating")
@@ -36,11 +56,8 @@ def resize_instance(mgr, context, instance, image, migration, flavor,
         instance.node = migration.dest_node
         instance.task_state = rc.RESIZE_MIGRATED
         instance.save(expected_task_state=rc.RESIZE_MIGRATING)
-        rc.notify_both(context, instance, mgr.host, "resize", "resize",
-                       "end")
-    rc.compute_rpc().finish_resize(context, instance, migration, image,
-                                   disk_info, migration.dest_compute,
-                                   request_spec)
+    rc.notify_both(context, instance, mgr.host, "resize", "resize", "end")
+    return disk_info
 
 
 def confirm_resize(mgr, context, instance, migration):

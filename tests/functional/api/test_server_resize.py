@@ -230,6 +230,10 @@ def test_driver_failure_on_the_source_is_error_with_a_fault(
     assert inst.vm_state == "error" and inst.host == server.compute_host
     migration = _migration(cloud, server.id, "error")
     assert migration.source_compute == server.compute_host
+    # The source's resources are the instance's again; no claim elsewhere.
+    assert list(mh.allocations(cloud, server.id)) == \
+        [_node(cloud, server.compute_host)]
+    assert mh.allocations(cloud, migration.uuid) == {}
     assert ("resize", [("compute_prep_resize", "Success"),
                        ("compute_resize_instance", "Error")]) in \
         mh.actions(cloud, server.id)
