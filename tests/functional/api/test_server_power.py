@@ -627,3 +627,20 @@ def test_volume_backed_rescue_needs_2_87_a_rescue_device_and_the_trait(
     assert resp.status_int == 400
     assert "Host unable to rescue a volume-backed instance" in resp.text
     assert read(cloud, bfv).task_state is None
+
+
+def test_a_server_booted_through_the_api_stops_and_starts(cloud, sdk):
+    objects.Flavor(cloud.ctxt, flavorid="pw1", name="pw1", vcpus=1,
+                   memory_mb=256, root_gb=1, ephemeral_gb=0, swap=0,
+                   is_public=True, disabled=False).create()
+    created = sdk.compute.create_server(name="booted", image_id=IMAGE,
+                                        flavor_id="pw1", networks="none")
+    booted = sdk.compute.wait_for_server(created, status="ACTIVE", wait=30)
+    sdk.compute.stop_server(booted)
+    sdk.compute.wait_for_server(booted, status="SHUTOFF", wait=10)
+    assert guest_state(cloud, booted.id) == power_state.SHUTDOWN
+    sdk.compute.start_server(booted)
+    sdk.compute.wait_for_server(booted, status="ACTIVE", wait=10)
+    assert guest_state(cloud, booted.id) == power_state.RUNNING
+    assert [a for a, _e in actions(cloud, booted.id)] == [
+        "create", "stop", "start"]
