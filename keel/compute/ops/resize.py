@@ -73,6 +73,8 @@ def confirm_resize(mgr, context, instance, migration):
         move_allocs.delete_allocations(mgr.placement_client, context,
                                        migration.uuid)
         rc.set_migration_status(migration, "confirmed")
+        if migration.source_compute != migration.dest_compute:
+            mgr.delete_scheduler_instance_info(context, instance.uuid)
         instance.old_flavor = None
         instance.new_flavor = None
         instance.system_metadata.pop("old_vm_state", None)
@@ -106,5 +108,6 @@ def finish_revert_resize(mgr, context, instance, migration,
         instance.vm_state = old_vm_state
         instance.task_state = None
         instance.save(expected_task_state=rc.RESIZE_REVERTING)
+        mgr.update_scheduler_instance_info(context, instance)
         rc.notify_both(context, instance, mgr.host, "resize.revert",
                        "resize_revert", "end")

@@ -99,6 +99,8 @@ def finish_resize(mgr, context, disk_info, image, instance, migration,
         instance.task_state = None
         instance.launched_at = timeutils.utcnow()
         instance.save(expected_task_state=rc.RESIZE_FINISH)
+        # The schedulers' view: the instance now runs here too.
+        mgr.update_scheduler_instance_info(context, instance)
         rc.notify_both(context, instance, mgr.host, "finish_resize",
                        "resize_finish", "end")
 
@@ -112,6 +114,7 @@ def revert_resize(mgr, context, instance, migration, request_spec=None):
                            cleanup.network_info_of(instance),
                            block_device_info=None, destroy_disks=True)
         rc.set_migration_status(migration, "reverted")
+        mgr.delete_scheduler_instance_info(context, instance.uuid)
     rc.compute_rpc().finish_revert_resize(
         context, instance, migration, migration.source_compute,
         request_spec)

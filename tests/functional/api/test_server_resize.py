@@ -71,6 +71,10 @@ def test_resize_then_confirm_moves_the_allocations(cloud, sdk):  # noqa: F811
     assert list(mh.allocations(cloud, server.id)) == [_node(cloud, dest)]
     assert _migration(cloud, server.id, "confirmed")
     assert server.id not in mh.driver(cloud, source)._instances
+    # The scheduler's per-host instance view followed the move.
+    views = cloud.scheduler.host_instances
+    assert wait_for(lambda: server.id in views.instances(dest) and
+                    server.id not in views.instances(source))
     inst = mh.idle(cloud, server.id)
     assert inst.old_flavor is None and inst.host == dest
     assert objects.RequestSpec.get_by_instance_uuid(
