@@ -151,3 +151,18 @@ def test_backup_location_only_when_kept(cloud, sdk):  # noqa: F811
     assert mh.idle(cloud, server.id)
     # Rotation 0 keeps none of this type.
     assert wait_for(lambda: _gone(image_id))
+
+
+def test_guest_gone_during_snapshot_drops_the_image_quietly(
+        cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    mh.driver(cloud, server.compute_host).inject_failure(
+        "snapshot", exc=exception.InstanceNotFound(instance_id=server.id),
+        times=1, instance_uuid=server.id)
+    resp = mh.action(cloud, server.id, {"createImage": {"name": "gone"}})
+    assert resp.status_int == 202
+    image_id = resp.json["image_id"]
+    assert wait_for(lambda: _gone(image_id))
+    # An instance deleted meantime is no failure of the snapshot.
+    assert ("createImage", [("compute_snapshot_instance", "Success")]) in \
+        mh.actions(cloud, server.id)
