@@ -159,10 +159,6 @@ def test_power_actions_drive_the_virtual_machine(cloud, sdk):
         "uid"] != before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "KubeVirt driver: power_off of a guest that shut itself down (VMI "
-    "Succeeded) waits for the VMI to go and fails with "
-    "InstancePowerOffFailure; the stop the sync starts then cannot finish"))
 def test_guest_shutdown_inside_the_vm_becomes_shutoff(cloud):
     u = server(cloud)
     cloud.sim.guest_shutdown(NS, u)

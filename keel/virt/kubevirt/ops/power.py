@@ -49,6 +49,9 @@ def _wait_state(drv, instance, states, timeout, failure, what):
                           drv.guests.state(uuid), "gone")))
 
 
+FINAL_PHASES = ("Succeeded", "Failed")
+
+
 def power_off(drv, instance, timeout):
     # timeout 0 is "not a clean shutdown": no grace at all.
     _put(drv, instance, VM, "stop", {"gracePeriod": int(timeout or 0)},
@@ -57,11 +60,17 @@ def power_off(drv, instance, timeout):
 
     def stopped():
         vm, vmi = drv.guests.vm(uuid), drv.guests.vmi(uuid)
+        if vm is None:
+            return True
+        if vmi is not None:
+            # A guest that shut itself down leaves its VMI in a final
+            # phase under runStrategy Manual; it is off, and the stop
+            # (refused as "not running") removes nothing more.
+            return (vmi.get("status") or {}).get("phase") in FINAL_PHASES
         # Also wait for the stop request to be consumed: a start sent
         # while it is pending is refused as "already underway".
-        return vm is None or (vmi is None and status.printable_status(vm)
-                              == "Stopped" and not (vm.get("status") or {})
-                              .get("stateChangeRequests"))
+        return (status.printable_status(vm) == "Stopped" and not
+                (vm.get("status") or {}).get("stateChangeRequests"))
     if not drv.guests.wait(stopped, drv.conf.kubevirt.power_timeout +
                            int(timeout or 0)):
         raise exception.InstancePowerOffFailure(
