@@ -153,15 +153,15 @@ class Deployment:
         wait(self._api_up, 30, "the compute API")
         return self
 
-    def launch(self, name):
+    def launch(self, name, host=None):
         log = self.tmp / f"{name}.log"
         self.logs[name] = log
         if name == "api":
             argv = ["api", "--config-file", self.control, "--config-file",
                     self.api_own]
         else:
-            host = {"conductor": f"cond-{self.tag}",
-                    "scheduler": f"sched-{self.tag}"}.get(name) or \
+            host = host or {"conductor": f"cond-{self.tag}",
+                            "scheduler": f"sched-{self.tag}"}.get(name) or \
                 name.replace("compute", "cmp") + f"-{self.tag}"
             own = _write(self.tmp / f"{name}-own.conf",
                          f"[DEFAULT]\nhost = {host}\nlog_file = {log}\n")
@@ -174,6 +174,23 @@ class Deployment:
         self.procs[name] = subprocess.Popen(
             KEEL + argv, stdout=subprocess.DEVNULL,
             stderr=open(self.tmp / f"{name}.stderr", "a"), text=True)
+
+    def relaunch(self, name, timeout=90):
+        """Start ``name`` again after a kill -9. keel refuses to start a
+        service whose record still heartbeats (younger than
+        service_down_time): try again until it is accepted."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.launch(name)
+            proc = self.procs[name]
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                return
+            err = (self.tmp / f"{name}.stderr").read_text()
+            assert "already running" in err[-600:], err[-3000:]
+            assert time.monotonic() < deadline, f"{name} not restarted"
+            time.sleep(1)
 
     def kill(self, name):
         proc = self.procs[name]
