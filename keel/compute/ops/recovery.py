@@ -63,6 +63,9 @@ def init_instance(mgr, context, instance):
             instance.task_state in states.BUILD_TASK_STATES:
         _error_out(context, instance, mgr.host)
         return
+    from keel.compute.ops import move_recovery
+    if move_recovery.recover(mgr, context, instance):
+        return
     if instance.task_state == states.SOFT_DELETING:
         delete_ops.soft_delete_instance(mgr, context, instance)
     elif instance.task_state == states.RESTORING:

@@ -288,3 +288,38 @@ def test_members_resize_but_only_admins_migrate(cloud, sdk):  # noqa: F811
     assert member({"confirmResize": None}).status_int == 204
     sdk.compute.wait_for_server(server, status="ACTIVE", interval=0.1,
                                 wait=30)
+
+
+def test_start_up_rolls_back_a_resize_the_source_was_migrating(
+        cloud, sdk):  # noqa: F811
+    """The source compute died in migrate_disk_and_power_off: at its next
+    start the guest runs again on it, with its allocations back."""
+    from keel.compute.ops import move_allocs
+    from keel.compute.ops import recovery
+    server = mh.boot(sdk)
+    source = server.compute_host
+    mgr = next(s.manager for s in cloud.services
+               if s.binary == "nova-compute" and s.host == source)
+    cctxt = mh.cell_ctxt(cloud)
+    inst = mh.read(cloud, server.id)
+    migration = objects.Migration(
+        cctxt, instance_uuid=server.id, status="migrating",
+        source_compute=source, source_node=inst.node,
+        migration_type="resize", old_instance_type_id=inst.flavor.id,
+        new_instance_type_id=inst.flavor.id)
+    migration.create()
+    move_allocs.move_allocations(mgr.placement_client, cloud.ctxt,
+                                 server.id, migration.uuid)
+    inst.task_state = "resize_migrating"
+    inst.system_metadata["old_vm_state"] = "active"
+    inst.save()
+    mgr.driver.power_off(inst)
+
+    recovery.init_instances(mgr, cctxt)
+    inst = mh.idle(cloud, server.id)
+    assert inst.vm_state == "active"
+    assert inst.power_state == power_state.RUNNING
+    assert list(mh.allocations(cloud, server.id)) == [_node(cloud, source)]
+    assert mh.allocations(cloud, migration.uuid) == {}
+    assert objects.Migration.get_by_uuid(cctxt, migration.uuid).status == \
+        "error"

@@ -166,3 +166,18 @@ def test_guest_gone_during_snapshot_drops_the_image_quietly(
     # An instance deleted meantime is no failure of the snapshot.
     assert ("createImage", [("compute_snapshot_instance", "Success")]) in \
         mh.actions(cloud, server.id)
+
+
+def test_start_up_clears_an_interrupted_snapshot(cloud, sdk):  # noqa: F811
+    from keel.compute.ops import recovery
+    server = mh.boot(sdk)
+    inst = mh.read(cloud, server.id)
+    inst.task_state = "image_uploading"
+    inst.save()
+    mgr = next(s.manager for s in cloud.services
+               if s.binary == "nova-compute")
+    recovery.init_instances(mgr, mh.cell_ctxt(cloud))
+    inst = mh.read(cloud, server.id)
+    assert inst.task_state is None and inst.vm_state == "active"
+    assert mh.action(cloud, server.id,
+                     {"createImage": {"name": "again"}}).status_int == 202
