@@ -415,6 +415,12 @@ def _print_counts(phase, cnt, ok, after, before):
         q = after["questions"] - before["questions"]
         print(f"      MariaDB Questions delta (server-wide): "
               f"{q / max(ok, 1):.1f} per server")
+    texts = sorted(((v, k.split(":", 1)[1]) for k, v in cnt.items()
+                    if k.startswith("sqltext:") and v), reverse=True)
+    if texts and os.environ.get("BENCH_SQL_TEXT"):
+        print("      top statements per server:")
+        for v, text in texts[:25]:
+            print(f"        {v / max(ok, 1):5.2f}  {text}")
     calls = g("rpc:call")
     msgs = g("rpc:cast") + 2 * calls + g("rpc:fanout") + \
         g("rpc:notification")

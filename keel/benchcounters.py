@@ -95,14 +95,17 @@ def install_sql():
         return
     import sqlalchemy as sa
 
-    def before_cursor_execute(conn, cursor, statement, parameters, context,
-                              executemany):
-        db = conn.engine.url.database or ""
-        incr("sql:" + os.path.basename(db).split(".")[0])
-        incr("sql:" + (statement.split(None, 1) or ["?"])[0].upper())
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", _sql_hook)
 
-    sa.event.listen(sa.engine.Engine, "before_cursor_execute",
-                    before_cursor_execute)
+
+def _sql_hook(conn, cursor, statement, parameters, context, executemany):
+    db = conn.engine.url.database or ""
+    incr("sql:" + os.path.basename(db).split(".")[0])
+    incr("sql:" + (statement.split(None, 1) or ["?"])[0].upper())
+    # The statement's shape (its first words and tables), to find
+    # repeated reads: "sqltext:<db>:<text>".
+    incr("sqltext:" + os.path.basename(db).split(".")[0][:12] + ":"
+         + " ".join(statement.split())[:110])
 
 
 def install_rpc():
