@@ -107,8 +107,20 @@ def _reset_placement_sync_flags():
     resource_class._RESOURCE_CLASSES_SYNCED = False
 
 
+def _psycopg3_lastrowid(db_url):
+    """Placement reads ``result.lastrowid`` after inserting allocations;
+    psycopg 3 cursors have no such attribute (every PUT /allocations was a
+    500 on PostgreSQL). psycopg2 answers 0 for tables without OIDs; give
+    Placement the same."""
+    if not db_url.startswith("postgresql+psycopg:"):
+        return
+    from sqlalchemy.dialects.postgresql import psycopg as pg_psycopg
+    pg_psycopg.PGExecutionContext_psycopg.get_lastrowid = lambda self: 0
+
+
 def _bind_database(conf, db_url):
     from placement import db_api
+    _psycopg3_lastrowid(db_url)
     with _DB_LOCK:
         if _DB_STATE["url"] is None:
             db_api.configure(conf)
