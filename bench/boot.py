@@ -159,6 +159,7 @@ class Probe:
             by_service[name] = by_service.get(name, 0) + secs
         counters, per = _deploy.read_counters(self.d.counters_dir)
         return {"cpu": by_service, "counters": counters, "per": per,
+                "at": time.perf_counter(),
                 "questions": self.d.sql_questions(),
                 "load": os.getloadavg()}
 
@@ -364,7 +365,7 @@ def report_boot(name, res, previous=None):
               "machine)")
     idle = res["idle_rate"]
     idle_total = sum(idle.values())
-    net = (total - idle_total * res["boot_took"]) / max(ok, 1)
+    net = (total - idle_total * (a["at"] - b["at"])) / max(ok, 1)
     print(f"    idle deployment burns {idle_total:.3f} CPU-s/s ("
           + ", ".join(f"{k} {v:.3f}" for k, v in sorted(
               idle.items(), key=lambda kv: -kv[1]) if v > 0.0005)
@@ -444,7 +445,8 @@ def _print_counts(phase, cnt, ok, after, before):
              if k.startswith("placement_path:") and v}
     extra = ""
     if phase == "boot":
-        gets = paths.get("GET /allocations", 0) / max(ok, 1)
+        gets = sum(v for k, v in paths.items()
+                   if k.startswith("GET /allocations/")) / max(ok, 1)
         extra = (f"; GET /allocations {gets:.2f}/boot vs Nova "
                  f"{NOVA_PLACEMENT_GETS:.0f}")
     print(f"[{phase}] Placement requests/server  : "

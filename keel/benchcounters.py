@@ -148,4 +148,5 @@ def placement_request(method, url):
     _once("placement")
     incr("placement:" + method)
     path = url.split("?", 1)[0].strip("/").split("/")
-    incr(f"placement_path:{method} /{path[0]}")
+    shape = "/".join("{id}" if len(part) >= 32 else part for part in path)
+    incr(f"placement_path:{method} /{shape}")
