@@ -62,15 +62,16 @@ def power_off(drv, instance, timeout):
         vm, vmi = drv.guests.vm(uuid), drv.guests.vmi(uuid)
         if vm is None:
             return True
+        # Also wait for the stop request to be consumed: a start sent
+        # while it is pending is refused as "already underway".
+        pending = (vm.get("status") or {}).get("stateChangeRequests")
         if vmi is not None:
             # A guest that shut itself down leaves its VMI in a final
             # phase under runStrategy Manual; it is off, and the stop
-            # (refused as "not running") removes nothing more.
-            return (vmi.get("status") or {}).get("phase") in FINAL_PHASES
-        # Also wait for the stop request to be consumed: a start sent
-        # while it is pending is refused as "already underway".
-        return (status.printable_status(vm) == "Stopped" and not
-                (vm.get("status") or {}).get("stateChangeRequests"))
+            # (refused as "not running") leaves no request to wait for.
+            return not pending and (vmi.get("status") or {}).get(
+                "phase") in FINAL_PHASES
+        return status.printable_status(vm) == "Stopped" and not pending
     if not drv.guests.wait(stopped, drv.conf.kubevirt.power_timeout +
                            int(timeout or 0)):
         raise exception.InstancePowerOffFailure(
