@@ -195,7 +195,10 @@ class LocalImageAPI:
             return self._update(context, image_id, image_meta, purge_props)
         # Glance's queued -> saving -> active: "saving" claims the upload
         # (a second one is refused) while the data is written unlocked.
-        self._transition(context, image_id, "queued", "saving")
+        # The formats may come with this very update (Nova's Glance client
+        # sets them in the same call as the data), as Glance accepts.
+        self._transition(context, image_id, "queued", "saving",
+                         incoming=image_meta)
         spooled = None
         try:
             spooled = self._spool(data)
@@ -210,7 +213,7 @@ class LocalImageAPI:
         finally:
             _discard(spooled)
 
-    def _transition(self, context, image_id, old, new):
+    def _transition(self, context, image_id, old, new, incoming=None):
         with self._locked():
             doc = self._get_doc(context, image_id)
             self._check_owner(context, doc)
@@ -220,7 +223,9 @@ class LocalImageAPI:
                     response="Image status transition from %s to %s is not "
                              "allowed" % (doc["status"], new))
             if new == "saving":
-                rules.check_formats(doc)
+                formats = {k: (incoming or {}).get(k) or doc.get(k)
+                           for k in ("disk_format", "container_format")}
+                rules.check_formats(dict(doc, **formats))
             doc["status"] = new
             self._save(doc)
 
