@@ -108,16 +108,37 @@ def check_can_live_migrate_source(mgr, context, instance, dest_check_data):
 def pre_live_migration(mgr, context, instance, block_migration, disk,
                        migrate_data):
     network_info = cleanup.network_info_of(instance)
-    notify.both(context, instance, mgr.host, "live_migration_pre", "start")
+    _notify(context, instance, mgr.host, "live_migration_pre", "start")
     migrate_data = mgr.driver.pre_live_migration(
         context, instance, None, network_info, disk, migrate_data)
     if mgr.network_api is not None:
         mgr.network_api.setup_networks_on_host(context, instance, mgr.host)
-    notify.both(context, instance, mgr.host, "live_migration_pre", "end")
+    _notify(context, instance, mgr.host, "live_migration_pre", "end")
     return migrate_data
 
 
 # -- source: the migration itself ----------------------------------------------
+
+# versioned action -> Nova's legacy compute.instance.<name> prefix
+_LEGACY = {"live_migration_pre": "live_migration.pre",
+           "live_migration_post": "live_migration._post",
+           "live_migration_post_dest": "live_migration.post.dest",
+           "live_migration_rollback": "live_migration._rollback"}
+
+
+def _notify(context, instance, host, action, phase):
+    """Nova's pair: legacy ``compute.instance.<legacy>.<phase>`` and
+    versioned ``instance.<action>.<phase>``."""
+    legacy = _LEGACY.get(action)
+    if legacy:
+        notify.usage(context, instance, "%s.%s" % (legacy, phase), host)
+    notify.action(context, instance, host, action, phase)
+
+
+def _aborted(mgr):
+    """Instances whose running live migration a user aborted."""
+    return mgr.__dict__.setdefault("aborted_live_migrations", set())
+
 
 def _running(mgr):
     """{instance uuid: Migration} of the live migrations this host runs."""
@@ -150,7 +171,10 @@ def live_migration(mgr, context, dest, instance, block_migration, migration,
                             migration)
 
     def recover(ctxt, inst, dest_host, data):
-        rollback(mgr, ctxt, inst, dest_host, data, migration=migration)
+        # An abort the user asked for ends "cancelled", not "error".
+        cancelled = inst.uuid in _aborted(mgr)
+        rollback(mgr, ctxt, inst, dest_host, data, migration=migration,
+                 status="cancelled" if cancelled else "error")
 
     try:
         mgr.driver.live_migration(context, instance, dest, post, recover,
@@ -161,12 +185,13 @@ def live_migration(mgr, context, dest, instance, block_migration, migration,
                  migration=migration, exc=exc)
     finally:
         _running(mgr).pop(instance.uuid, None)
+        _aborted(mgr).discard(instance.uuid)
 
 
 def post_live_migration(mgr, context, instance, dest, block_migration,
                         migrate_data, migration):
     from keel.compute import rpcapi
-    notify.both(context, instance, mgr.host, "live_migration_post", "start")
+    _notify(context, instance, mgr.host, "live_migration_post", "start")
     network_info = cleanup.network_info_of(instance)
     mgr.driver.post_live_migration(context, instance, None, migrate_data)
     if mgr.network_api is not None:
@@ -182,7 +207,7 @@ def post_live_migration(mgr, context, instance, dest, block_migration,
     except Exception:  # noqa: BLE001 - the periodic clean-up retries
         LOG.exception("Could not free the source allocations of %s",
                       instance.uuid)
-    notify.both(context, instance, mgr.host, "live_migration_post", "end")
+    _notify(context, instance, mgr.host, "live_migration_post", "end")
     LOG.info("Migrating instance %s to %s finished successfully.",
              instance.uuid, dest)
 
@@ -190,7 +215,7 @@ def post_live_migration(mgr, context, instance, dest, block_migration,
 def post_live_migration_at_destination(mgr, context, instance,
                                        block_migration):
     network_info = cleanup.network_info_of(instance)
-    notify.both(context, instance, mgr.host, "live_migration_post_dest",
+    _notify(context, instance, mgr.host, "live_migration_post_dest",
                 "start")
     if mgr.network_api is not None:
         mgr.network_api.setup_instance_network_on_host(context, instance,
@@ -208,7 +233,7 @@ def post_live_migration_at_destination(mgr, context, instance,
     instance.task_state = None
     instance.progress = 0
     instance.save(expected_task_state=MIGRATING)
-    notify.both(context, instance, mgr.host, "live_migration_post_dest",
+    _notify(context, instance, mgr.host, "live_migration_post_dest",
                 "end")
 
 
@@ -217,7 +242,7 @@ def rollback(mgr, context, instance, dest, migrate_data, migration=None,
     """The guest stays on this host: the task ends here, the destination
     is cleaned and the allocations go back to the instance."""
     from keel.compute import rpcapi
-    notify.both(context, instance, mgr.host, "live_migration_rollback",
+    _notify(context, instance, mgr.host, "live_migration_rollback",
                 "start")
     instance.task_state = None
     instance.progress = 0
@@ -239,7 +264,7 @@ def rollback(mgr, context, instance, dest, migrate_data, migration=None,
         _set_migration(migration, status)
     if exc is not None:
         _record_fault(mgr, context, instance, exc)
-    notify.both(context, instance, mgr.host, "live_migration_rollback",
+    _notify(context, instance, mgr.host, "live_migration_rollback",
                 "end")
 
 
@@ -273,9 +298,14 @@ def live_migration_abort(mgr, context, instance, migration_id):
         raise exception.InvalidMigrationState(
             migration_id=migration_id, instance_uuid=instance.uuid,
             state="not running", method="abort live migration")
-    mgr.driver.live_migration_abort(instance)
     notify.action(context, instance, mgr.host, "live_migration_abort",
                   "start")
+    _aborted(mgr).add(instance.uuid)
+    try:
+        mgr.driver.live_migration_abort(instance)
+    except Exception:
+        _aborted(mgr).discard(instance.uuid)
+        raise
     notify.action(context, instance, mgr.host, "live_migration_abort",
                   "end")
 

@@ -4,6 +4,7 @@ destination checks -> source live_migration -> fake driver -> post on the
 destination; and the rollback when the driver fails. Placement is the
 real one: the allocations a user's quota and the hosts' capacity see are
 checked after each outcome."""
+import threading
 import uuid
 
 from oslo_utils import timeutils
@@ -12,6 +13,7 @@ import pytest
 from keel.conf import CONF
 from keel import context as keel_context
 from keel.image import api as image_api
+from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import objects
 from keel.virt import power_state
 from tests.functional.api import test_server_power as power
@@ -88,8 +90,9 @@ def allocated_hosts(cloud, consumer):  # noqa: F811
 
 def migration_of(cloud, u):  # noqa: F811
     with keel_context.target_cell(cloud.ctxt, power._cell(cloud)) as c:
-        return objects.MigrationList.get_by_filters(
-            c, {"instance_uuid": u})[0]
+        found = objects.MigrationList.get_by_filters(
+            c, {"instance_uuid": u})
+        return found[0] if found else objects.Migration(status=None)
 
 
 def settled(cloud, u):  # noqa: F811
@@ -97,12 +100,16 @@ def settled(cloud, u):  # noqa: F811
                              power.read(cloud, u)), timeout=15)
 
 
-@pytest.mark.parametrize("forced", [False, True])
-def test_live_migration_moves_guest_and_allocations(cloud, forced):  # noqa: F811
+@pytest.mark.parametrize("how", ["scheduler", "requested", "forced"])
+def test_live_migration_moves_guest_and_allocations(
+        cloud, how, notification_capture):  # noqa: F811
     u = server(cloud)
     src, dst = cloud.hosts
-    if forced:
+    if how == "forced":
         resp = live(cloud, u, dst, version="2.30", force=True)
+    elif how == "requested":
+        # The scheduler still checks the named host (2.68 has no force).
+        resp = live(cloud, u, dst)
     else:
         resp = live(cloud, u, None)
     assert resp.status_int == 202, resp.text
@@ -124,6 +131,12 @@ def test_live_migration_moves_guest_and_allocations(cloud, forced):  # noqa: F81
     assert status["OS-EXT-SRV-ATTR:host"] == dst
     assert ("live-migration", ) == tuple(
         a for a, _ in power.actions(cloud, u))
+    for event in ("instance.live_migration_pre.end",
+                  "instance.live_migration_post_dest.end",
+                  "instance.live_migration_post.end"):
+        notification_capture.wait_for(event)
+    notification_capture.wait_for("compute.instance.live_migration._post.end",
+                                  versioned=False)
 
 
 def test_driver_failure_rolls_back(cloud):  # noqa: F811
@@ -181,3 +194,48 @@ def test_refusals(cloud):  # noqa: F811
                 headers=hdr).status_int == 409
     assert call(cloud.app, path + "/action", method="POST", headers=hdr,
                 body={"force_complete": None}).status_int == 409
+
+
+def test_force_complete_and_abort_a_running_migration(cloud):  # noqa: F811
+    u = server(cloud)
+    src, dst = cloud.hosts
+    driver = compute(cloud, src).driver
+    release, calls = threading.Event(), []
+    original = driver.live_migration
+
+    def slow(context, instance, dest, post_method, recover_method,
+             block_migration=False, migrate_data=None):
+        # A migration that runs until aborted (as a busy guest's would).
+        release.wait(10)
+        recover_method(context, instance, dest, migrate_data)
+    driver.live_migration = slow
+    driver.live_migration_force_complete = \
+        lambda inst: calls.append(("force_complete", inst.uuid))
+    driver.live_migration_abort = \
+        lambda inst: (calls.append(("abort", inst.uuid)), release.set())
+    try:
+        assert live(cloud, u, dst).status_int == 202
+        assert wait_for(lambda: migration_of(cloud, u).status == "running")
+        mig = migration_of(cloud, u).id
+        path = f"/v2.1/servers/{u}/migrations/{mig}"
+        hdr = {"OpenStack-API-Version": "compute 2.24"}
+        assert call(cloud.app, path + "/action", method="POST", headers=hdr,
+                    body={"force_complete": None}).status_int == 202
+        assert wait_for(lambda: ("force_complete", u) in calls)
+        assert call(cloud.app, f"/v2.1/servers/{u}/migrations/999",
+                    method="DELETE", headers=hdr).status_int == 404
+        assert call(cloud.app, path, method="DELETE",
+                    headers={"OpenStack-API-Version": "compute 2.23"}
+                    ).status_int == 404
+        assert call(cloud.app, path, method="DELETE",
+                    headers=hdr).status_int == 202
+        assert wait_for(lambda: migration_of(cloud, u).status ==
+                        "cancelled")
+    finally:
+        release.set()
+        del driver.live_migration, driver.live_migration_abort, \
+            driver.live_migration_force_complete
+    inst = settled(cloud, u)
+    assert inst.host == src and ("abort", u) in calls
+    assert wait_for(lambda: allocated_hosts(cloud, u) == [src])
+    assert original is not None
