@@ -28,6 +28,7 @@ ACTION_MODULES = (
     "keel.api.handlers.server_delete",
     "keel.api.handlers.server_power",
     "keel.api.handlers.server_consoles",
+    "keel.api.handlers.server_migrations",
     "keel.api.handlers.server_snapshot",
     "keel.api.handlers.server_resize",
 )
