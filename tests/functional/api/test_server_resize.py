@@ -235,14 +235,16 @@ def test_driver_failure_on_the_source_is_error_with_a_fault(
     migration = _migration(cloud, server.id, "error")
     assert migration.source_compute == server.compute_host
     # The source's resources are the instance's again; no claim elsewhere.
-    assert list(mh.allocations(cloud, server.id)) == \
-        [_node(cloud, server.compute_host)]
+    # (handed back just after the instance went to ERROR: wait for it)
+    assert wait_for(lambda: list(mh.allocations(cloud, server.id)) ==
+                    [_node(cloud, server.compute_host)])
     assert mh.allocations(cloud, migration.uuid) == {}
-    assert ("resize", [("compute_prep_resize", "Success"),
-                       ("compute_resize_instance", "Error")]) in \
-        mh.actions(cloud, server.id)
-    faults = objects.InstanceFaultList.get_by_instance_uuids(
-        mh.cell_ctxt(cloud), [server.id])
+    assert wait_for(lambda: ("resize", [
+        ("compute_prep_resize", "Success"),
+        ("compute_resize_instance", "Error")]) in mh.actions(cloud, server.id))
+    faults = wait_for(lambda: objects.InstanceFaultList
+                      .get_by_instance_uuids(mh.cell_ctxt(cloud),
+                                             [server.id]).objects)
     assert "Injected failure" in faults[0].message
 
 

@@ -60,8 +60,9 @@ def test_create_image_uploads_an_active_snapshot(
     notification_capture.wait_for("instance.snapshot.end")
     assert "compute.instance.snapshot.start" in \
         notification_capture.event_types(versioned=False)
-    assert ("createImage", [("compute_snapshot_instance", "Success")]) in \
-        mh.actions(cloud, server.id)
+    assert wait_for(lambda: ("createImage", [
+        ("compute_snapshot_instance", "Success")]) in
+        mh.actions(cloud, server.id))
 
 
 def test_location_header_before_245_and_body_after(cloud, sdk):  # noqa: F811
@@ -89,10 +90,12 @@ def test_failed_snapshot_deletes_the_image_and_records_a_fault(
     inst = mh.idle(cloud, server.id)
     assert inst.vm_state == "active" and inst.task_state is None
     assert wait_for(lambda: _gone(image_id))
-    assert ("createImage", [("compute_snapshot_instance", "Error")]) in \
-        mh.actions(cloud, server.id)
-    faults = objects.InstanceFaultList.get_by_instance_uuids(
-        mh.cell_ctxt(cloud), [server.id])
+    assert wait_for(lambda: ("createImage", [
+        ("compute_snapshot_instance", "Error")]) in
+        mh.actions(cloud, server.id))
+    faults = wait_for(lambda: objects.InstanceFaultList
+                      .get_by_instance_uuids(mh.cell_ctxt(cloud),
+                                             [server.id]).objects)
     assert "Injected failure" in faults[0].message
 
 
@@ -131,7 +134,8 @@ def test_backup_rotation_keeps_the_newest(cloud, sdk):  # noqa: F811
     backup = _image(ids[-1])
     assert backup["properties"]["image_type"] == "backup"
     assert backup["properties"]["backup_type"] == "daily"
-    assert _gone(ids[0])
+    # Rotation runs just after the task clears.
+    assert wait_for(lambda: _gone(ids[0]))
     assert all(_image(i)["status"] == "active" for i in ids[1:])
 
 
@@ -164,8 +168,9 @@ def test_guest_gone_during_snapshot_drops_the_image_quietly(
     image_id = resp.json["image_id"]
     assert wait_for(lambda: _gone(image_id))
     # An instance deleted meantime is no failure of the snapshot.
-    assert ("createImage", [("compute_snapshot_instance", "Success")]) in \
-        mh.actions(cloud, server.id)
+    assert wait_for(lambda: ("createImage", [
+        ("compute_snapshot_instance", "Success")]) in
+        mh.actions(cloud, server.id))
 
 
 def test_start_up_clears_an_interrupted_snapshot(cloud, sdk):  # noqa: F811
