@@ -85,3 +85,11 @@ def abort(ctx, instance, migration_id):
     power.record_action(instance, "live_migration_cancel")
     power.compute_rpc().live_migration_abort(instance._context, instance,
                                              migration_id)
+
+
+def in_progress(instance):
+    """The instance's live migrations in progress (Nova's
+    get_migrations_in_progress_by_instance), one query."""
+    return [m for m in objects.MigrationList.get_in_progress_by_instance(
+        instance._context, instance.uuid, "live-migration")
+        if m.status in IN_PROGRESS]

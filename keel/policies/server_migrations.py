@@ -11,6 +11,11 @@ A = base.ADMIN
 rules = [
     base.rule(MIGRATE_LIVE, A, "Live migrate a server to a new host "
               "without a reboot", [("POST", _ACTION % "os-migrateLive")]),
+    base.rule(MIGRATIONS % "index", A, "Lists in-progress live migrations "
+              "for a given server", [("GET", _PATH)]),
+    base.rule(MIGRATIONS % "show", A, "Show details for an in-progress live "
+              "migration for a given server",
+              [("GET", _PATH + "/{migration_id}")]),
     base.rule(MIGRATIONS % "force_complete", A, "Force an in-progress live "
               "migration for a given server to complete",
               [("POST", _PATH + "/{migration_id}/action (force_complete)")]),

@@ -1,7 +1,7 @@
 """Live migration on the API: the os-migrateLive server action (block
-migration "auto" from 2.25, force 2.30-2.67), and for a live migration in
-progress force_complete (2.22) and abort, DELETE (2.24), under
-/servers/{server_id}/migrations/{migration_id}."""
+migration "auto" from 2.25, force 2.30-2.67), and for live migrations in
+progress, under /servers/{server_id}/migrations: list and show (2.23;
+uuid 2.59, owners 2.80), force_complete (2.22) and abort, DELETE (2.24)."""
 import functools
 
 import webob.exc
@@ -12,6 +12,7 @@ from keel.api import wsgi
 from keel.api.handlers import server_actions
 from keel.api.handlers import server_power
 from keel.api.schemas import server_migrations as schema
+from keel.api.views.services import isotime
 from keel.compute_api import live_migration as lm_api
 from keel import exception
 from keel.policies import server_migrations as names
@@ -114,7 +115,50 @@ def delete(req, server_id, migration_id):
     return None
 
 
+def _view(req, mig):
+    """Nova's server migration view (progress counters included)."""
+    out = {"created_at": isotime(mig.created_at),
+           "updated_at": isotime(mig.updated_at), "id": mig.id,
+           "server_uuid": mig.instance_uuid, "status": mig.status}
+    for key in ("dest_compute", "dest_host", "dest_node", "source_compute",
+                "source_node"):
+        out[key] = getattr(mig, key)
+    for kind in ("memory", "disk"):
+        for part in ("total", "processed", "remaining"):
+            name = f"{kind}_{part}"
+            out[f"{name}_bytes"] = getattr(mig, name) \
+                if mig.obj_attr_is_set(name) else None
+    if req.version_matches("2.59"):
+        out["uuid"] = mig.uuid
+    if req.version_matches("2.80"):
+        out["user_id"] = mig.user_id
+        out["project_id"] = mig.project_id
+    return out
+
+
+@wsgi.expose(min_version="2.23", name="server_migrations.index")
+def index(req, server_id):
+    instance = server_power.located(req, server_id,
+                                    names.MIGRATIONS % "index", in_cell=True)
+    return {"migrations": [_view(req, m) for m in
+                           lm_api.in_progress(instance)]}
+
+
+@wsgi.expose(min_version="2.23", name="server_migrations.show")
+def show(req, server_id, migration_id):
+    instance = server_power.located(req, server_id,
+                                    names.MIGRATIONS % "show", in_cell=True)
+    wanted = _migration_id(migration_id)
+    found = [m for m in lm_api.in_progress(instance) if m.id == wanted]
+    if not found:
+        raise webob.exc.HTTPNotFound(
+            explanation=f"In-progress live migration {migration_id} is not "
+                        f"found for server {server_id}.")
+    return {"migration": _view(req, found[0])}
+
+
 def route_entries():
-    base = "/servers/{server_id}/migrations/{migration_id}"
-    return {base: {"DELETE": delete},
-            base + "/action": {"POST": force_complete}}
+    base = "/servers/{server_id}/migrations"
+    return {base: {"GET": index},
+            base + "/{migration_id}": {"GET": show, "DELETE": delete},
+            base + "/{migration_id}/action": {"POST": force_complete}}

@@ -219,6 +219,18 @@ def test_force_complete_and_abort_a_running_migration(cloud):  # noqa: F811
         mig = migration_of(cloud, u).id
         path = f"/v2.1/servers/{u}/migrations/{mig}"
         hdr = {"OpenStack-API-Version": "compute 2.24"}
+        listed = call(cloud.app, f"/v2.1/servers/{u}/migrations",
+                      headers={"OpenStack-API-Version": "compute 2.80"})
+        [shown] = listed.json["migrations"]
+        assert (shown["id"], shown["status"], shown["source_compute"],
+                shown["dest_compute"], shown["server_uuid"]) == (
+            mig, "running", src, dst, u)
+        assert shown["project_id"] == PROJECT and "uuid" in shown
+        assert call(cloud.app, path, headers=hdr).json["migration"][
+            "id"] == mig
+        assert call(cloud.app, f"/v2.1/servers/{u}/migrations",
+                    headers={"OpenStack-API-Version": "compute 2.22"}
+                    ).status_int == 404
         assert call(cloud.app, path + "/action", method="POST", headers=hdr,
                     body={"force_complete": None}).status_int == 202
         assert wait_for(lambda: ("force_complete", u) in calls)
@@ -237,5 +249,11 @@ def test_force_complete_and_abort_a_running_migration(cloud):  # noqa: F811
             driver.live_migration_force_complete
     inst = settled(cloud, u)
     assert inst.host == src and ("abort", u) in calls
+    # Nothing in progress any more: the list is empty, the show a 404.
+    assert call(cloud.app, f"/v2.1/servers/{u}/migrations",
+                headers=hdr).json == {"migrations": []}
+    gone = call(cloud.app, path, headers=hdr)
+    assert gone.json["itemNotFound"]["message"] == (
+        f"In-progress live migration {mig} is not found for server {u}.")
     assert wait_for(lambda: allocated_hosts(cloud, u) == [src])
     assert original is not None
