@@ -985,3 +985,8 @@ class InvalidMigrationState(Invalid):
     msg_fmt = ("Migration %(migration_id)s state of instance "
                "%(instance_uuid)s is %(state)s. Cannot %(method)s while the "
                "migration is in this state.")
+
+
+class VolumeTaggedAttachNotSupported(Invalid):
+    msg_fmt = ("Tagged volume attachment is not supported by this compute "
+               "service.")

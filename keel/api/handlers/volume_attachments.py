@@ -40,6 +40,7 @@ def _errors(action):
                 raise webob.exc.HTTPForbidden(
                     explanation=exc.format_message())
             except (exception.InvalidVolume, exception.InvalidInput,
+                    exception.VolumeTaggedAttachNotSupported,
                     attach_api.CinderNotConfigured) as exc:
                 raise webob.exc.HTTPBadRequest(
                     explanation=exc.format_message())

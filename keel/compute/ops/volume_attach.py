@@ -93,6 +93,9 @@ def next_device_name(instance, bdms, requested=None):
 
 def reserve_block_device_name(mgr, context, instance, device, volume_id,
                               disk_bus, device_type, tag, multiattach):
+    caps = getattr(mgr.driver, "capabilities", {}) or {}
+    if tag and not caps.get("supports_tagged_attach_volume", False):
+        raise exception.VolumeTaggedAttachNotSupported()
     with mgr.instance_lock(instance.uuid):
         bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
             context, instance.uuid)

@@ -192,3 +192,39 @@ def test_without_cinder_attach_is_400(cloud):  # noqa: F811
     assert resp.status_int == 400
     assert "Cinder" in resp.json["badRequest"]["message"]
     assert req(cloud, u).json == {"volumeAttachments": []}
+
+
+def test_tag_needs_driver_support(cloud, cinder):  # noqa: F811
+    u = power.server(cloud)
+    vol = cinder.add_volume(PROJECT)["id"]
+    driver = power.driver(cloud)
+    driver.capabilities = dict(type(driver).capabilities,
+                               supports_tagged_attach_volume=False)
+    try:
+        resp = attach(cloud, u, vol, version="2.49", tag="db")
+    finally:
+        del driver.capabilities
+    assert resp.status_int == 400
+    assert resp.json["badRequest"]["message"] == (
+        "Tagged volume attachment is not supported by this compute "
+        "service.")
+    assert cinder.volumes[vol]["status"] == "available"
+    assert bdms(cloud, u) == []
+
+
+def test_shelved_offloaded_attach_and_detach_without_compute(
+        cloud, cinder):  # noqa: F811
+    u = power.server(cloud)
+    inst = power.read(cloud, u)
+    inst.vm_state, inst.host, inst.node = "shelved_offloaded", None, None
+    inst.save()
+    vol = cinder.add_volume(PROJECT)["id"]
+    resp = attach(cloud, u, vol, version="2.79")
+    assert resp.status_int == 200, resp.text
+    # No host, no device name yet: the unshelve picks it.
+    assert "device" not in resp.json["volumeAttachment"]
+    [bdm] = bdms(cloud, u)
+    assert cinder.attachments[bdm.attachment_id]["status"] == "reserved"
+    assert req(cloud, u, "DELETE", vol=vol).status_int == 202
+    assert bdms(cloud, u) == []
+    assert cinder.volumes[vol]["status"] == "available"
