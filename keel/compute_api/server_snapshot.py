@@ -18,9 +18,10 @@ SNAPSHOT_VM_STATES = ["active", "stopped", "paused", "suspended"]
 # Image attributes kept at the top level of the image (the rest of the
 # instance's image_* system metadata become properties).
 _INHERITABLE = ("min_ram", "min_disk", "disk_format", "container_format")
-# Never inherited by a snapshot (Nova's fixed list plus the configured one).
-_NEVER_INHERITED = ("cache_in_nova", "bittorrent", "img_signature_hash_method",
-                    "img_signature", "img_signature_key_type",
+# Never inherited by a snapshot, whatever
+# [DEFAULT]/non_inheritable_image_properties says (Nova's fixed list).
+_NEVER_INHERITED = ("img_signature_hash_method", "img_signature",
+                    "img_signature_key_type",
                     "img_signature_certificate_uuid")
 
 
@@ -64,7 +65,7 @@ def snapshot_metadata(ctx, instance, name, image_type, extra_properties):
     meta = image_meta_from_instance(instance)
     props = meta["properties"]
     skip = set(_NEVER_INHERITED) | set(
-        getattr(CONF, "non_inheritable_image_properties", None) or ())
+        CONF.non_inheritable_image_properties or ())
     for key in list(props):
         if key in skip or key.startswith("os_glance"):
             del props[key]
