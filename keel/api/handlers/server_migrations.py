@@ -15,6 +15,7 @@ from keel.api.schemas import server_migrations as schema
 from keel.api.views.services import isotime
 from keel.compute_api import live_migration as lm_api
 from keel import exception
+from keel import policy
 from keel.policies import server_migrations as names
 
 
@@ -46,6 +47,13 @@ def _errors(action):
     return decorator
 
 
+def _authorize(req, rule, instance, do_raise=True):
+    return policy.authorize(req.context, rule,
+                            {"project_id": instance.project_id,
+                             "user_id": instance.user_id},
+                            do_raise=do_raise)
+
+
 def _bool(value):
     return strutils.bool_from_string(value, strict=True)
 
@@ -75,6 +83,9 @@ def migrate_live(req, id):
         disk_over_commit = _bool(body["disk_over_commit"])
     instance = server_power.located(req, id, names.MIGRATE_LIVE,
                                     in_cell=True)
+    if host:
+        # Naming the destination is a further, administrator's right.
+        _authorize(req, names.MIGRATE_LIVE_HOST, instance)
     lm_api.live_migrate(req.context, instance, block_migration,
                         disk_over_commit, host, force=force)
     return None
@@ -115,14 +126,15 @@ def delete(req, server_id, migration_id):
     return None
 
 
-def _view(req, mig):
-    """Nova's server migration view (progress counters included)."""
+def _view(req, mig, show_hosts=True):
+    """Nova's server migration view (progress counters included); hosts
+    are null for those who may not see them."""
     out = {"created_at": isotime(mig.created_at),
            "updated_at": isotime(mig.updated_at), "id": mig.id,
            "server_uuid": mig.instance_uuid, "status": mig.status}
     for key in ("dest_compute", "dest_host", "dest_node", "source_compute",
                 "source_node"):
-        out[key] = getattr(mig, key)
+        out[key] = getattr(mig, key) if show_hosts else None
     for kind in ("memory", "disk"):
         for part in ("total", "processed", "remaining"):
             name = f"{kind}_{part}"
@@ -140,7 +152,9 @@ def _view(req, mig):
 def index(req, server_id):
     instance = server_power.located(req, server_id,
                                     names.MIGRATIONS % "index", in_cell=True)
-    return {"migrations": [_view(req, m) for m in
+    hosts = _authorize(req, names.MIGRATIONS % "index:host", instance,
+                       do_raise=False)
+    return {"migrations": [_view(req, m, hosts) for m in
                            lm_api.in_progress(instance)]}
 
 

@@ -257,3 +257,30 @@ def test_force_complete_and_abort_a_running_migration(cloud):  # noqa: F811
         f"In-progress live migration {mig} is not found for server {u}.")
     assert wait_for(lambda: allocated_hosts(cloud, u) == [src])
     assert original is not None
+
+
+def test_project_manager_may_live_migrate_but_not_pick_the_host(cloud):  # noqa: F811
+    from keel.api import deploy
+    u = server(cloud)
+    src, dst = cloud.hosts
+    CONF.set_override("development_roles", ["manager", "member", "reader"],
+                      group="api")
+    try:
+        app = deploy.deploy(CONF)
+    finally:
+        CONF.clear_override("development_roles", group="api")
+
+    def post(host):
+        return call(app, f"/v2.1/servers/{u}/action", method="POST",
+                    body={"os-migrateLive": {"host": host,
+                                             "block_migration": "auto"}},
+                    headers={"OpenStack-API-Version": "compute 2.68",
+                             "X-Auth-Token": f"{USER}:{PROJECT}"})
+    denied = post(dst)
+    assert denied.status_int == 403
+    assert denied.json["forbidden"]["message"] == (
+        "Policy doesn't allow os_compute_api:os-migrate-server:"
+        "migrate_live:host to be performed.")
+    assert power.read(cloud, u).task_state is None
+    assert post(None).status_int == 202
+    assert settled(cloud, u).host == dst
