@@ -16,6 +16,10 @@ from keel.api.schemas import volume_attachments as schema
 from keel.compute_api import volume_attachments as attach_api
 from keel import exception
 from keel.policies import volume_attachments as names
+from keel import policy
+
+# Before 2.20 a shelved server takes no volume changes (Nova's 409).
+_SHELVED = ("shelved", "shelved_offloaded")
 
 
 def _errors(action):
@@ -58,6 +62,13 @@ def _instance(req, server_id, rule):
         raise webob.exc.HTTPConflict(
             explanation=f"Instance {server_id} is not ready")
     return found.instance
+
+
+def _check_shelved(req, instance, method):
+    if instance.vm_state in _SHELVED and not req.version_matches("2.20"):
+        raise exception.InstanceInvalidState(
+            attr="vm_state", instance_uuid=instance.uuid,
+            state=instance.vm_state, method=method)
 
 
 def _bdm(instance, server_id, volume_id):
@@ -108,6 +119,7 @@ def show(req, server_id, volume_id):
 def _attach(req, server_id):
     body = req.json_body["volumeAttachment"]
     instance = _instance(req, server_id, "create")
+    _check_shelved(req, instance, "attach_volume")
     dot = body.get("delete_on_termination", False)
     return attach_api.attach_volume(
         req.context, instance, body["volumeId"], device=body.get("device"),
@@ -146,39 +158,51 @@ def create_v2101(req, server_id):
 @_errors("swap_volume")
 def update(req, server_id, volume_id):
     body = req.json_body["volumeAttachment"]
-    new_volume = body["volumeId"]
-    if new_volume != volume_id:
-        # Swapping needs the driver's swap_volume, which keel's drivers do
-        # not offer: refuse before anything changes.
-        instance = _instance(req, server_id, "swap")
-        _bdm(instance, server_id, volume_id)
+    swap = not req.version_matches("2.85") or body["volumeId"] != volume_id
+    found = servers_handler.locate(req, server_id)
+    if swap:
+        # Cinder calls this for a volume migration, with its own project:
+        # the rule is checked without the server's project as target.
+        policy.authorize(req.context, names.ATTACHMENTS % "swap", {})
+    else:
+        servers_handler.authorize_server(req, names.ATTACHMENTS % "update",
+                                         found)
+    instance = found.instance
+    if req.version_matches("2.85"):
+        _update_properties(instance, server_id, volume_id, body, req)
+    if swap:
+        old = attach_api.volume_api().get(req.context, volume_id)
+        if not old.get("migration_status"):
+            raise webob.exc.HTTPConflict(
+                explanation=f"volume {volume_id} is not migrating; this API "
+                            f"should only be called by Cinder")
+        # keel's drivers have no swap_volume: refuse before any change.
         raise webob.exc.HTTPBadRequest(
             explanation="Swapping volumes is not supported by the compute "
                         "driver.")
-    if not req.version_matches("2.85"):
-        raise webob.exc.HTTPBadRequest(
-            explanation="The volumeId in the request body must differ "
-                        "from the volume_id in the path.")
-    instance = _instance(req, server_id, "update")
+    return None
+
+
+def _update_properties(instance, server_id, volume_id, body, req):
+    """2.85: only delete_on_termination may change; the others must keep
+    their values (Nova's "not mutable" answers)."""
     bdm = _bdm(instance, server_id, volume_id)
-    for key, current in (("serverId", server_id), ("device",
-                         bdm.device_name), ("tag", bdm.tag),
-                         ("id", volume_id)):
+    for key, current in (("id", volume_id), ("serverId", instance.uuid),
+                         ("device", bdm.device_name), ("tag", bdm.tag)):
         if key in body and body[key] != current:
             raise webob.exc.HTTPBadRequest(
-                explanation=f"The {key} in the request body cannot be "
-                            f"updated.")
+                explanation=f"The {key} property is not mutable")
     if "delete_on_termination" in body:
         attach_api.update_delete_on_termination(
             req.context, instance, bdm, strutils.bool_from_string(
                 body["delete_on_termination"], strict=True))
-    return None
 
 
 @wsgi.expose(status=202, name="volume_attachments.delete")
 @_errors("detach_volume")
 def delete(req, server_id, volume_id):
     instance = _instance(req, server_id, "delete")
+    _check_shelved(req, instance, "detach_volume")
     # Nova looks the volume up first: an unknown volume is its 404.
     attach_api.volume_api().get(req.context, volume_id)
     bdm = _bdm(instance, server_id, volume_id)

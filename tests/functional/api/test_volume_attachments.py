@@ -173,8 +173,17 @@ def test_root_volume_detach_update_flag_and_no_cinder(cloud,  # noqa: F811
     # 2.85: delete_on_termination can be changed in place.
     body = {"volumeAttachment": {"volumeId": root,
                                  "delete_on_termination": True}}
-    assert req(cloud, u, "PUT", body, version="2.84",
-               vol=root).status_int == 400
+    # Before 2.85 a PUT is Cinder's swap of a migrating volume only.
+    swap = req(cloud, u, "PUT", body={"volumeAttachment": {
+        "volumeId": root}}, version="2.84", vol=root)
+    assert swap.status_int == 409
+    assert swap.json["conflictingRequest"]["message"] == (
+        f"volume {root} is not migrating; this API should only be called "
+        f"by Cinder")
+    immutable = req(cloud, u, "PUT", {"volumeAttachment": {
+        "volumeId": root, "device": "/dev/vdz"}}, version="2.85", vol=root)
+    assert immutable.json["badRequest"]["message"] == \
+        "The device property is not mutable"
     assert req(cloud, u, "PUT", body, version="2.85",
                vol=root).status_int == 202
     assert req(cloud, u, vol=root).json["volumeAttachment"][
@@ -219,6 +228,11 @@ def test_shelved_offloaded_attach_and_detach_without_compute(
     inst.vm_state, inst.host, inst.node = "shelved_offloaded", None, None
     inst.save()
     vol = cinder.add_volume(PROJECT)["id"]
+    early = attach(cloud, u, vol, version="2.19")
+    assert early.status_int == 409
+    assert early.json["conflictingRequest"]["message"] == (
+        f"Cannot 'attach_volume' instance {u} while it is in vm_state "
+        f"shelved_offloaded")
     resp = attach(cloud, u, vol, version="2.79")
     assert resp.status_int == 200, resp.text
     # No host, no device name yet: the unshelve picks it.
