@@ -20,10 +20,10 @@ from keel.policies import attach_interfaces as names
 _BAD_REQUEST = (exception.NetworkInterfaceTaggedAttachNotSupported,
                 exception.NetworkDuplicated, exception.NetworkAmbiguous,
                 exception.NoMoreFixedIps, exception.AttachInterfaceNotSupported,
-                exception.InvalidInput)
+                exception.PortNotUsable, exception.InvalidInput)
 _CONFLICT = (exception.InstanceIsLocked, exception.FixedIpAlreadyInUse,
-             exception.PortInUse, exception.PortNotUsable,
-             exception.InstanceNotReady, exception.UnexpectedTaskStateError)
+             exception.PortInUse, exception.InstanceNotReady,
+             exception.UnexpectedTaskStateError)
 
 
 def _errors(action):

@@ -127,6 +127,18 @@ def test_refusals_use_novas_answers(cloud, neutron):  # noqa: F811
     assert resp.status_int == 404
     assert resp.json["itemNotFound"]["message"] == (
         f"Instance {u} does not have a port with id {other['id']}")
+    # A port another server uses: Nova's 409; another project's: 400.
+    used = requests.post(f"{neutron.endpoint}/v2.0/ports", json={"port": {
+        "network_id": net["id"], "tenant_id": PROJECT,
+        "device_id": "a-different-server"}}, timeout=5).json()["port"]
+    in_use = req(cloud, u, "POST", {"interfaceAttachment": {
+        "port_id": used["id"]}})
+    assert in_use.status_int == 409, in_use.text
+    theirs = requests.post(f"{neutron.endpoint}/v2.0/ports", json={"port": {
+        "network_id": net["id"], "tenant_id": "other"}},
+        timeout=5).json()["port"]
+    assert req(cloud, u, "POST", {"interfaceAttachment": {
+        "port_id": theirs["id"]}}).status_int == 400
     paused = power.server(cloud, vm_state="error")
     bad = req(cloud, paused, "POST", {"interfaceAttachment": {
         "net_id": net["id"]}})
