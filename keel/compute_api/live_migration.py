@@ -23,7 +23,9 @@ def conductor():
 
 
 def live_migrate(ctx, instance, block_migration, disk_over_commit,
-                 host_name, force=None):
+                 host_name, force=None, async_=True):
+    """``async_`` (2.25+): cast to the conductor; else wait for its
+    checks, whose failures the caller answers with a 400."""
     power.check_locked(ctx, instance)
     power.check_state(instance, "live_migrate", vm_state=[ACTIVE, PAUSED])
     node = None
@@ -43,9 +45,14 @@ def live_migrate(ctx, instance, block_migration, disk_over_commit,
         spec.requested_destination = objects.Destination(
             host=node.host, node=node.hypervisor_hostname)
         host_name = None
-    conductor().live_migrate_instance(
-        ctx, instance, {"host": host_name}, block_migration,
-        disk_over_commit, spec)
+    if async_:
+        conductor().live_migrate_instance(
+            ctx, instance, {"host": host_name}, block_migration,
+            disk_over_commit, spec)
+        return
+    conductor().migrate_server(
+        ctx, instance, {"host": host_name}, True, False, None,
+        block_migration, disk_over_commit, request_spec=spec)
 
 
 def _running_migration(instance, migration_id, method):

@@ -160,8 +160,16 @@ class ComputeTaskManager:
                        rebuild, flavor, block_migration, disk_over_commit,
                        reservations=None, clean_shutdown=True,
                        request_spec=None, host_list=None):
-        if live or rebuild:
-            # Live migration and evacuation are other workflows.
+        if live and not rebuild:
+            # Before 2.25 a live migration is this synchronous call: the
+            # task's errors (after its rollback) reach the API as 400s.
+            from keel.conductor.tasks import live_migrate
+            live_migrate.LiveMigrationTask(self.host, *self._deps()).execute(
+                context, instance, scheduler_hint, block_migration,
+                disk_over_commit, request_spec)
+            return
+        if rebuild:
+            # Evacuation is another workflow.
             raise NotImplementedError()
         from keel.conductor.tasks import migrate
         migrate.MigrationTask(self.host, *self._deps()).execute(

@@ -87,7 +87,8 @@ def migrate_live(req, id):
         # Naming the destination is a further, administrator's right.
         _authorize(req, names.MIGRATE_LIVE_HOST, instance)
     lm_api.live_migrate(req.context, instance, block_migration,
-                        disk_over_commit, host, force=force)
+                        disk_over_commit, host, force=force,
+                        async_=req.version_matches("2.25"))
     return None
 
 

@@ -284,3 +284,34 @@ def test_project_manager_may_live_migrate_but_not_pick_the_host(cloud):  # noqa:
     assert power.read(cloud, u).task_state is None
     assert post(None).status_int == 202
     assert settled(cloud, u).host == dst
+
+
+def test_before_2_25_the_checks_answer_synchronously(cloud):  # noqa: F811
+    u = server(cloud)
+    src, dst = cloud.hosts
+    driver = compute(cloud, dst).driver
+    driver.inject_failure("check_can_live_migrate_destination",
+                          instance_uuid=u)
+    try:
+        resp = call(cloud.app, f"/v2.1/servers/{u}/action", method="POST",
+                    body={"os-migrateLive": {"host": dst,
+                                             "block_migration": False,
+                                             "disk_over_commit": False}},
+                    headers={"OpenStack-API-Version": "compute 2.24"})
+    finally:
+        driver.clear_failures("check_can_live_migrate_destination")
+    assert resp.status_int == 400, resp.text
+    assert resp.json["badRequest"]["message"].startswith(
+        "Migration pre-check error: ")
+    inst = power.read(cloud, u)
+    assert (inst.host, inst.task_state) == (src, None)
+    assert migration_of(cloud, u).status == "error"
+    assert allocated_hosts(cloud, u) == [src]
+    # Without a failure the same call migrates.
+    ok = call(cloud.app, f"/v2.1/servers/{u}/action", method="POST",
+              body={"os-migrateLive": {"host": None,
+                                       "block_migration": False,
+                                       "disk_over_commit": False}},
+              headers={"OpenStack-API-Version": "compute 2.1"})
+    assert ok.status_int == 202, ok.text
+    assert settled(cloud, u).host == dst
