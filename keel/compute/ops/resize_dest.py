@@ -42,18 +42,51 @@ def prep_resize(mgr, context, image, instance, flavor, request_spec,
     with mgr.instance_lock(instance.uuid):
         try:
             _prep(mgr, context, instance, flavor, migration, node)
-        except Exception:
+        except Exception as exc:
             # Nothing moved yet: the instance keeps its source host and
             # allocations, as before the request.
             move_allocs.move_allocations(mgr.placement_client, context,
                                          migration.uuid, instance.uuid)
             rc.set_migration_status(migration, "error")
+            if host_list and not isinstance(exc, _NOT_RESCHEDULED):
+                _reschedule(mgr, context, instance, flavor, request_spec,
+                            filter_properties, clean_shutdown, host_list,
+                            exc)
+                return
             instance.task_state = None
             instance.save()
             raise
     rc.compute_rpc().resize_instance(
         context, instance, migration, image, flavor, request_spec,
         clean_shutdown=clean_shutdown)
+
+
+# The instance is gone or taken by another task: retrying elsewhere
+# would only fail again.
+_NOT_RESCHEDULED = (exception.InstanceNotFound,
+                    exception.UnexpectedTaskStateError)
+
+
+def _reschedule(mgr, context, instance, flavor, request_spec,
+                filter_properties, clean_shutdown, host_list, exc):
+    """Nova's _reschedule_resize_or_reraise: the failure is recorded (a
+    fault, compute.instance.resize.error) and the conductor tries the
+    scheduler's alternates; the task stays resize_prep meanwhile."""
+    import sys
+
+    from keel.compute import faults
+    LOG.warning("prep_resize of %s failed on %s (%s); rescheduling",
+                instance.uuid, mgr.host, exc)
+    faults.add_instance_fault_from_exc(context, instance, exc,
+                                       sys.exc_info(), host=mgr.host)
+    notify.usage(context, instance, "resize.error", mgr.host, fault=exc)
+    mgr.compute_task_api.migrate_server(
+        context, instance, scheduler_hint={
+            "filter_properties": filter_properties},
+        live=False, rebuild=False, flavor=flavor, block_migration=None,
+        disk_over_commit=None, reservations=[],
+        clean_shutdown=clean_shutdown, request_spec=request_spec,
+        host_list=host_list, do_cast=True)
 
 
 def _prep(mgr, context, instance, flavor, migration, node):

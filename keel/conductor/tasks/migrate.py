@@ -14,6 +14,7 @@ fault and the compute_task error notifications.
 import sys
 
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
 
 from keel.compute.ops import move_allocs
 from keel.conductor.tasks import common
@@ -49,8 +50,15 @@ class MigrationTask:
             try:
                 moved = move_allocs.move_allocations(
                     self.report, context, instance.uuid, migration.uuid)
-                selection, alternates = self._select(context, instance,
-                                                     flavor, request_spec)
+                if host_list:
+                    # A reschedule: the scheduler's alternates, claimed
+                    # one after the other (no new scheduling).
+                    request_spec.flavor = flavor
+                    selection, alternates = self._claim_alternate(
+                        context, instance, host_list)
+                else:
+                    selection, alternates = self._select(
+                        context, instance, flavor, request_spec)
             except Exception as exc:
                 self._rollback(cctxt, instance, migration, moved, exc,
                                request_spec)
@@ -89,6 +97,23 @@ class MigrationTask:
             return_alternates=True)
         hosts = list(host_lists[0])
         return hosts[0], hosts[1:]
+
+    def _claim_alternate(self, context, instance, host_list):
+        hosts = list(host_list)
+        while hosts:
+            selection = hosts.pop(0)
+            if not selection.allocation_request:
+                continue
+            areq = jsonutils.loads(selection.allocation_request)
+            if self.report.claim_resources(
+                    context, instance.uuid, areq, instance.project_id,
+                    instance.user_id, consumer_generation=None):
+                return selection, hosts
+            LOG.debug("Alternate %s no longer has room for %s",
+                      selection.service_host, instance.uuid)
+        raise exception.MaxRetriesExceeded(
+            reason="Exhausted all hosts available during compute service "
+                   "level check for instance %s." % instance.uuid)
 
     @staticmethod
     def _remember_flavor(spec):

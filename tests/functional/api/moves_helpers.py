@@ -26,6 +26,10 @@ def start(tmp, count=2):
     image_api.reset()
     create_api.reset()
     cloud, launcher = fx.start_cloud(tmp, count=count)
+    # Every test boots its own servers in the one (admin) project; the ram
+    # quota keeps its default (a test goes over it on purpose).
+    CONF.set_override("instances", 100, "quota")
+    CONF.set_override("cores", 200, "quota")
     ctxt = keel_context.get_admin_context()
     image_api.get_api().create(
         ctxt, {"id": IMAGE, "name": "cirros", "disk_format": "qcow2",
@@ -40,6 +44,8 @@ def start(tmp, count=2):
 
 def stop(launcher):
     fx.stop_cloud(launcher)
+    CONF.clear_override("instances", "quota")
+    CONF.clear_override("cores", "quota")
     CONF.clear_override("path", "image_catalogue")
     image_api.reset()
     create_api.reset()

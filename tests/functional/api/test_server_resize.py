@@ -6,6 +6,7 @@ VERIFY_RESIZE."""
 import pytest
 
 from keel.conf import CONF
+from keel import exception
 from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import objects
 from keel.virt import power_state
@@ -325,3 +326,40 @@ def test_start_up_rolls_back_a_resize_the_source_was_migrating(
     assert mh.allocations(cloud, migration.uuid) == {}
     assert objects.Migration.get_by_uuid(cctxt, migration.uuid).status == \
         "error"
+
+
+def test_failed_prep_is_rescheduled_to_the_alternate(
+        cloud, sdk, monkeypatch):  # noqa: F811
+    """The destination refuses the move: the conductor claims the
+    scheduler's alternate (with resizes to the same host allowed, the
+    source itself) and the resize completes there."""
+    from keel.compute.ops import resize_dest
+    real_prep = resize_dest._prep
+    refused = []
+
+    def prep_once(mgr, *args, **kwargs):
+        if not refused:
+            refused.append(mgr.host)
+            raise exception.ComputeResourcesUnavailable(reason="test")
+        return real_prep(mgr, *args, **kwargs)
+    monkeypatch.setattr(resize_dest, "_prep", prep_once)
+    CONF.set_override("allow_resize_to_same_host", True)
+    try:
+        server = mh.boot(sdk)
+        sdk.compute.resize_server(server, "mv.big")
+        server = _verify_resize(sdk, server)
+    finally:
+        CONF.clear_override("allow_resize_to_same_host")
+    dest = server.compute_host
+    assert refused and dest != refused[0]
+    failed = _migration(cloud, server.id, "error")
+    assert failed.dest_compute is None or failed.dest_compute == refused[0]
+    assert mh.allocations(cloud, failed.uuid) == {}
+    finished = _migration(cloud, server.id)
+    mine = mh.allocations(cloud, server.id)
+    assert _resources(mine, _node(cloud, dest))["VCPU"] == 2
+    assert list(mh.allocations(cloud, finished.uuid)) == \
+        [_node(cloud, finished.source_compute)]
+    faults = objects.InstanceFaultList.get_by_instance_uuids(
+        mh.cell_ctxt(cloud), [server.id])
+    assert "test" in faults[0].message
