@@ -19,7 +19,8 @@ from keel.policies import attach_interfaces as names
 
 _BAD_REQUEST = (exception.NetworkInterfaceTaggedAttachNotSupported,
                 exception.NetworkDuplicated, exception.NetworkAmbiguous,
-                exception.NoMoreFixedIps, exception.AttachInterfaceNotSupported,
+                exception.NoMoreFixedIps,
+                exception.AttachInterfaceNotSupported,
                 exception.PortNotUsable, exception.InvalidInput)
 _CONFLICT = (exception.InstanceIsLocked, exception.FixedIpAlreadyInUse,
              exception.PortInUse, exception.InstanceNotReady,

@@ -27,7 +27,7 @@ LOG = logging.getLogger(__name__)
 MIGRATING = "migrating"
 
 
-# -- allocations (Placement) ---------------------------------------------------
+# -- allocations (Placement) --------------------------------------------------
 
 def _pl(client):
     return getattr(client, "placement", client)
@@ -70,7 +70,40 @@ def revert_allocations(client, context, instance, migration):
                       instance.uuid)
 
 
-# -- destination-side checks ---------------------------------------------------
+# -- bookkeeping --------------------------------------------------------------
+
+# versioned action -> Nova's legacy compute.instance.<name> prefix
+_LEGACY = {"live_migration_pre": "live_migration.pre",
+           "live_migration_post": "live_migration._post",
+           "live_migration_post_dest": "live_migration.post.dest",
+           "live_migration_rollback": "live_migration._rollback"}
+
+
+def _notify(context, instance, host, action, phase):
+    """Nova's pair: legacy ``compute.instance.<legacy>.<phase>`` and
+    versioned ``instance.<action>.<phase>``."""
+    legacy = _LEGACY.get(action)
+    if legacy:
+        notify.usage(context, instance, "%s.%s" % (legacy, phase), host)
+    notify.action(context, instance, host, action, phase)
+
+
+def _aborted(mgr):
+    """Instances whose running live migration a user aborted."""
+    return mgr.__dict__.setdefault("aborted_live_migrations", set())
+
+
+def _running(mgr):
+    """{instance uuid: Migration} of the live migrations this host runs."""
+    return mgr.__dict__.setdefault("running_live_migrations", {})
+
+
+def _set_migration(migration, status):
+    migration.status = status
+    migration.save()
+
+
+# -- destination-side checks --------------------------------------------------
 
 def _node_info(context, host):
     from keel import objects
@@ -117,38 +150,7 @@ def pre_live_migration(mgr, context, instance, block_migration, disk,
     return migrate_data
 
 
-# -- source: the migration itself ----------------------------------------------
-
-# versioned action -> Nova's legacy compute.instance.<name> prefix
-_LEGACY = {"live_migration_pre": "live_migration.pre",
-           "live_migration_post": "live_migration._post",
-           "live_migration_post_dest": "live_migration.post.dest",
-           "live_migration_rollback": "live_migration._rollback"}
-
-
-def _notify(context, instance, host, action, phase):
-    """Nova's pair: legacy ``compute.instance.<legacy>.<phase>`` and
-    versioned ``instance.<action>.<phase>``."""
-    legacy = _LEGACY.get(action)
-    if legacy:
-        notify.usage(context, instance, "%s.%s" % (legacy, phase), host)
-    notify.action(context, instance, host, action, phase)
-
-
-def _aborted(mgr):
-    """Instances whose running live migration a user aborted."""
-    return mgr.__dict__.setdefault("aborted_live_migrations", set())
-
-
-def _running(mgr):
-    """{instance uuid: Migration} of the live migrations this host runs."""
-    return mgr.__dict__.setdefault("running_live_migrations", {})
-
-
-def _set_migration(migration, status):
-    migration.status = status
-    migration.save()
-
+# -- source: the migration itself ---------------------------------------------
 
 def live_migration(mgr, context, dest, instance, block_migration, migration,
                    migrate_data):
@@ -290,7 +292,7 @@ def _record_fault(mgr, context, instance, exc):
         LOG.exception("Could not record the fault of %s", instance.uuid)
 
 
-# -- abort / force complete -----------------------------------------------------
+# -- abort / force complete ---------------------------------------------------
 
 def live_migration_abort(mgr, context, instance, migration_id):
     migration = _running(mgr).get(instance.uuid)
