@@ -19,6 +19,10 @@ opts = [
                     "scheduler's BuildFailureWeigher uses with "
                     "[filter_scheduler]/build_failure_weight_multiplier to "
                     "prefer other hosts. 0 disables the counting."),
+    cfg.IntOpt("max_disk_devices_to_attach", default=-1, min=-1,
+               help="Maximum number of disk devices (root disk and "
+                    "volumes) one instance of this host may have; a volume "
+                    "attach beyond it is refused with 403. -1: no limit."),
 ]
 
 

@@ -20,6 +20,7 @@ from oslo_serialization import jsonutils
 
 from keel.compute.ops import notify
 from keel.compute.ops import volumes as volume_ops
+from keel.conf import CONF
 from keel import exception
 from keel import objects
 
@@ -112,6 +113,14 @@ def reserve_block_device_name(mgr, context, instance, device, volume_id,
             no_device=False, connection_info=None, attachment_id=None,
             snapshot_id=None, image_id=None, volume_size=None,
             volume_type=None)
+        limit = CONF.compute.max_disk_devices_to_attach
+        disks = [b for b in bdms if b.destination_type in ("volume",
+                                                           "local")]
+        # An image root disk has no BDM row when none was given.
+        count = len(disks) + (0 if any(b.boot_index == 0 for b in disks)
+                              else 1)
+        if 0 <= limit < count + 1:
+            raise exception.TooManyDiskDevices(maximum=limit)
         bdm.device_name = next_device_name(instance, bdms, device)
         bdm.create()
         return bdm

@@ -242,3 +242,21 @@ def test_shelved_offloaded_attach_and_detach_without_compute(
     assert req(cloud, u, "DELETE", vol=vol).status_int == 202
     assert bdms(cloud, u) == []
     assert cinder.volumes[vol]["status"] == "available"
+
+
+def test_disk_device_limit_is_403(cloud, cinder):  # noqa: F811
+    u = power.server(cloud)
+    first, second = (cinder.add_volume(PROJECT)["id"] for _ in range(2))
+    CONF.set_override("max_disk_devices_to_attach", 2, group="compute")
+    try:
+        assert attach(cloud, u, first).status_int == 200
+        assert wait_for(lambda: cinder.volumes[first]["status"] == "in-use")
+        refused = attach(cloud, u, second)
+    finally:
+        CONF.clear_override("max_disk_devices_to_attach", group="compute")
+    assert refused.status_int == 403
+    assert refused.json["forbidden"]["message"] == (
+        "The maximum allowed number of disk devices (2) to attach to a "
+        "single instance has been exceeded.")
+    assert cinder.volumes[second]["status"] == "available"
+    assert [b.volume_id for b in bdms(cloud, u)] == [first]
