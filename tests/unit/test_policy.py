@@ -149,6 +149,8 @@ EXPECTED = {
     base_rules.ADMIN: {"admin"},
     base_rules.PROJECT_READER_OR_ADMIN: {"admin", "member", "reader"},
     base_rules.PROJECT_MEMBER_OR_ADMIN: {"admin", "member"},
+    # No persona above has the manager role: only the admin passes.
+    base_rules.PROJECT_MANAGER_OR_ADMIN: {"admin"},
     base_rules.PROJECT_MEMBER: {"member"},
     base_rules.RULE_ANY: set(PERSONAS),
     base_rules.RULE_NOBODY: set(),
