@@ -363,3 +363,30 @@ def test_failed_prep_is_rescheduled_to_the_alternate(
     faults = objects.InstanceFaultList.get_by_instance_uuids(
         mh.cell_ctxt(cloud), [server.id])
     assert "test" in faults[0].message
+
+
+def test_project_manager_migrates_but_may_not_name_the_host(
+        cloud, sdk):  # noqa: F811
+    from keel.api import deploy
+    from tests.unit.api.conftest import call
+    server = mh.boot(sdk)
+    inst = mh.read(cloud, server.id)
+    other = next(h for h in cloud.hosts if h != server.compute_host)
+    CONF.set_override("development_roles", ["manager", "member", "reader"],
+                      group="api")
+    try:
+        app = deploy.deploy(CONF)
+    finally:
+        CONF.clear_override("development_roles", group="api")
+
+    def manager(body):
+        return call(app, f"/v2.1/servers/{server.id}/action", method="POST",
+                    body=body, headers={
+                        "X-Auth-Token": f"{inst.user_id}:{inst.project_id}",
+                        "OpenStack-API-Version": "compute 2.56"})
+    resp = manager({"migrate": {"host": other}})
+    assert resp.status_int == 403
+    assert "os_compute_api:os-migrate-server:migrate:host" in resp.text
+    assert manager({"migrate": None}).status_int == 202
+    _verify_resize(sdk, server)
+    assert manager({"confirmResize": None}).status_int == 204
