@@ -6,7 +6,6 @@ openstacksdk; Placement is read over HTTP to check the claims.
 
 ``Deployment`` is reused by test_boot_storm.py (the kill -9 fault test).
 """
-import shutil
 import signal
 import subprocess
 import sys
@@ -28,30 +27,6 @@ pytestmark = pytest.mark.integration
 
 KEEL = [sys.executable, "-m", "keel.cmd.main"]
 PLACEMENT_HEADERS = {"OpenStack-API-Version": "placement 1.28"}
-
-
-def private_vhost(name):
-    """The broker URL of a vhost of our own. oslo.messaging names a topic's
-    queue after the topic alone (``conductor``, ``compute.<host>``), so a
-    private control_exchange does not keep two deployments on one broker
-    apart: their conductors would consume each other's messages. A vhost
-    does (made with rabbitmqctl when this machine runs the broker)."""
-    if not shutil.which("rabbitmqctl"):
-        return None, databases.RABBIT_URL
-    for argv in (["add_vhost", name],
-                 ["set_permissions", "-p", name, "guest", ".*", ".*",
-                  ".*"]):
-        done = subprocess.run(["rabbitmqctl"] + argv, capture_output=True,
-                              text=True, timeout=60)
-        if done.returncode:
-            return None, databases.RABBIT_URL
-    return name, databases.RABBIT_URL.rstrip("/") + "/" + name
-
-
-def drop_vhost(name):
-    if name:
-        subprocess.run(["rabbitmqctl", "delete_vhost", name],
-                       capture_output=True, timeout=60)
 
 
 def wait(predicate, timeout, what, interval=0.3):
@@ -82,7 +57,8 @@ class Deployment:
                            for i in range(1, hosts + 1)]
         self.extra_control = extra_control
         self.service_down_time = service_down_time
-        self.vhost, self.rabbit_url = private_vhost(f"keel_boot_{self.tag}")
+        self.vhost, self.rabbit_url = databases.private_vhost(
+            f"keel_boot_{self.tag}")
 
     # -- start-up -----------------------------------------------------------
     def start(self):
@@ -208,7 +184,7 @@ class Deployment:
                 engine.dispose()
         for url in self.urls.values():
             databases.drop(url)
-        drop_vhost(self.vhost)
+        databases.drop_vhost(self.vhost)
 
     # -- readiness ------------------------------------------------------------
     def dead(self):

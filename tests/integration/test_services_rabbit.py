@@ -41,11 +41,11 @@ def _rabbit_or_skip():
         databases._unavailable("RabbitMQ", exc)
 
 
-def _capture_fanout(exchange, tag, timeout=15):
+def _capture_fanout(exchange, tag, rabbit_url, timeout=15):
     """The next raw message on a fanout exchange, read with kombu from a
     queue of our own (as a second scheduler would receive it)."""
     import kombu
-    url = databases.RABBIT_URL.replace("rabbit://", "amqp://")
+    url = rabbit_url.replace("rabbit://", "amqp://")
     with kombu.Connection(url, connect_timeout=5) as conn:
         channel = conn.channel()
         queue = kombu.Queue(
@@ -112,7 +112,8 @@ def deployment(request, tmp_path_factory):
     placement_url = databases.create(backend, "keel_placement")
     # A private exchange keeps this run apart from anything else on the
     # shared broker; everything else is the production configuration.
-    common = (f"[DEFAULT]\ntransport_url = {databases.RABBIT_URL}\n"
+    vhost, rabbit_url = databases.private_vhost(f"keel_it_{tag}")
+    common = (f"[DEFAULT]\ntransport_url = {rabbit_url}\n"
               f"control_exchange = keel_it_{tag}\n"
               f"report_interval = {REPORT_INTERVAL}\n"
               f"service_down_time = {SERVICE_DOWN_TIME}\n"
@@ -131,7 +132,9 @@ def deployment(request, tmp_path_factory):
     placement = subprocess.Popen(
         [sys.executable, "-m", "keel.embedded.placement", "--db-url",
          placement_url],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # stderr to a file: a pipe nobody reads fills up and stalls it.
+        stdout=subprocess.PIPE, stderr=open(tmp / "placement.log", "w"),
+        text=True)
     _run_manage(control, ("api_db", "sync"),
                 ("cell_v2", "map_cell0", "--database_connection", cell0_url),
                 ("cell_v2", "create_cell", "--name", "cell1"),
@@ -139,7 +142,8 @@ def deployment(request, tmp_path_factory):
 
     procs, logs = {"placement": placement}, {}
     line = placement.stdout.readline()
-    assert line.startswith("PLACEMENT_ENDPOINT="), placement.stderr.read()
+    assert line.startswith("PLACEMENT_ENDPOINT="), \
+        (tmp / "placement.log").read_text()
     endpoint = line.strip().split("=", 1)[1]
     compute_conf = _write(tmp / "compute.conf", common +
                           "[placement]\nauth_type = none\n"
@@ -170,6 +174,7 @@ def deployment(request, tmp_path_factory):
     engine = sa.create_engine(cell_url)
     yield {"procs": procs, "logs": logs, "hosts": hosts, "engine": engine,
            "tag": tag, "control": control, "placement": endpoint,
+           "rabbit_url": rabbit_url,
            "api": f"http://127.0.0.1:{api_port}"}
     for proc in procs.values():
         if proc.poll() is None:
@@ -178,6 +183,7 @@ def deployment(request, tmp_path_factory):
     engine.dispose()
     for url in (api_url, cell_url, cell0_url, placement_url):
         databases.drop(url)
+    databases.drop_vhost(vhost)
 
 
 def _services(engine):
@@ -223,7 +229,7 @@ def test_services_register_heartbeat_call_cast_and_go_down(deployment):
 
     # 3. A call to each compute by host name over RabbitMQ.
     defaults.set_library_defaults(CONF)
-    CONF.set_override("transport_url", databases.RABBIT_URL)
+    CONF.set_override("transport_url", deployment["rabbit_url"])
     CONF.set_override("control_exchange", f"keel_it_{deployment['tag']}")
     CONF.set_override("compute", None, group="upgrade_levels")
     rpc_transport.cleanup()
@@ -250,7 +256,8 @@ def test_services_register_heartbeat_call_cast_and_go_down(deployment):
 
     # 4b. On the wire it is Nova's frame: an oslo.messaging 2.0 envelope
     #     with the method, its version and the context as _context_* keys.
-    frame = _capture_fanout("scheduler_fanout", deployment["tag"])
+    frame = _capture_fanout("scheduler_fanout", deployment["tag"],
+                            deployment["rabbit_url"])
     assert frame["oslo.version"] == "2.0"
     message = json.loads(frame["oslo.message"])
     assert message["method"] == "sync_instance_info"
