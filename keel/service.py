@@ -2,7 +2,9 @@
 heartbeats, periodic tasks and graceful stop.
 
 Start-up order follows Nova's: find or create the record (refusing a second
-live process with the same host and binary), ``manager.init_host``, the RPC
+live process with the same host and binary -- one whose record goes on
+heartbeating; a record left by a killed process is taken over),
+``manager.init_host``, the RPC
 server on ``topic`` (server = host) and, for computes, a second one on
 ``compute-alt``, then heartbeats and periodic tasks.
 
@@ -11,10 +13,12 @@ operations in flight while ``compute-alt`` still serves the calls those
 operations need, then stop ``compute-alt``, the timers, and mark the record
 stopped so an immediate restart is not mistaken for a duplicate.
 """
+import datetime
 import functools
 import inspect
 import random
 import threading
+import time
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
@@ -173,12 +177,42 @@ class Service:
             return
         if ref.obj_attr_is_set("forced_down") and ref.forced_down:
             return
-        age = servicegroup.api.heartbeat_age(ref)
-        if self.servicegroup_api.is_up(ref):
+        if not self.servicegroup_api.is_up(ref):
+            return
+        # Up by its last heartbeat: a live twin -- or a process that just
+        # died (kill -9, a crash, a host reboot) whose record has not aged
+        # out yet.  Watch for one more heartbeat instead of refusing for up
+        # to service_down_time, so a supervisor's restart gets through.
+        if self._heartbeats_again(ref):
+            age = servicegroup.api.heartbeat_age(ref)
             raise StartupError(str(exception.ServiceAlreadyRunning(
                 binary=self.binary, host=self.host,
                 age=int(age) if age is not None else "?",
                 down_time=CONF.service_down_time)))
+        LOG.warning("The record of %s on %s was up but no heartbeat came "
+                    "for %d s: its process is gone; taking it over.",
+                    self.binary, self.host, self._watch_seconds())
+
+    def _watch_seconds(self):
+        # Two heartbeat periods of the other process (same configuration).
+        return 2 * max(CONF.report_interval or 1, 1) + 1
+
+    def _heartbeats_again(self, ref):
+        from keel import objects
+
+        seen = (ref.report_count, servicegroup.api.last_heartbeat(ref))
+        deadline = timeutils.utcnow() + datetime.timedelta(
+            seconds=self._watch_seconds())
+        while timeutils.utcnow() < deadline:
+            time.sleep(0.5)
+            now = objects.Service.get_by_host_and_binary(
+                ref._context, self.host, self.binary)
+            if now is None:
+                return False
+            if (now.report_count, servicegroup.api.last_heartbeat(now)) \
+                    != seen:
+                return True
+        return False
 
     def _start_rpc_servers(self):
         endpoints = [_TrackedEndpoint(self.manager, self.manager),

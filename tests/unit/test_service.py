@@ -144,6 +144,25 @@ def test_live_duplicate_is_refused_and_clean_stop_allows_restart(env):
     assert again.service_ref.id == first.service_ref.id
 
 
+def test_record_of_a_killed_process_is_taken_over_without_waiting(env):
+    # A process killed with SIGKILL leaves a record that still reads as
+    # up; the restart watches for a heartbeat, sees none, and starts
+    # (instead of refusing until service_down_time has passed).
+    CONF.set_override("report_interval", 1)
+    try:
+        killed = _service(env, report_interval=60)   # beats once, at start
+        killed._heartbeat.stop()
+        assert servicegroup.API().is_up(_record())
+        started = time.monotonic()
+        again = _service(env, start=False)
+        again.start()
+        env.append(again)
+        assert time.monotonic() - started < 10
+        assert again.service_ref.id == killed.service_ref.id
+    finally:
+        CONF.clear_override("report_interval")
+
+
 def test_service_without_heartbeat_goes_down(env):
     svc = _service(env, report_interval=0)              # never beats
     assert servicegroup.API().is_up(_record())
