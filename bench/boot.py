@@ -328,11 +328,15 @@ def report_boot(name, res, previous=None):
     print(f"servers/s to ACTIVE         : {rate:7.2f}  "
           f"(target >= {target:.0f}: ratio {rate / target:.2f}; "
           f"Nova {nova:.2f}: {rate / nova:.1f}x)   in {res['boot_took']:.1f} s")
-    first = _window_rate(res["ordered"], res["start"], 0, min(50, n))
-    last = _window_rate(res["ordered"], res["start"], max(0, n - 50), n)
-    if first and last and n > 100:
+    # Steady state only: the 2nd tenth against the 9th tenth of the
+    # servers to go ACTIVE (the first and last tenths are the ramp-up and
+    # the drain of a closed loop of C clients).
+    tenth = len(res["ordered"]) // 10
+    first = _window_rate(res["ordered"], res["start"], tenth, 2 * tenth)
+    last = _window_rate(res["ordered"], res["start"], 8 * tenth, 9 * tenth)
+    if first and last and tenth >= 10:
         slow = 1 - last / first
-        print(f"slow-down first 50 -> last 50 ACTIVE: {first:.2f} -> "
+        print(f"slow-down 2nd -> 9th tenth ACTIVE: {first:.2f} -> "
               f"{last:.2f} servers/s = {slow * 100:+.0f} % "
               f"(target <= 20 %: ratio {max(slow, 0) / TARGET_SLOWDOWN:.2f}; "
               f"Nova 1.4 -> 0.60 = 57 %)")
