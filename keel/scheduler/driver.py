@@ -237,6 +237,7 @@ class Scheduler:
         host.consume_from_request(spec)
         if instance_uuid:
             host.instances[instance_uuid] = None
+            self.host_manager.note_claim(host.uuid, spec)
         group = spec.instance_group if spec.obj_attr_is_set(
             "instance_group") else None
         if group is None:

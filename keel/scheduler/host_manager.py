@@ -6,8 +6,11 @@ those hosts with one query each per cell (cells in parallel), plus the host
 aggregates with one API-database query.  Usage comes from Placement's
 provider summaries when they have it (fresher than the compute node rows).
 """
+import collections
 import logging
 import math
+import threading
+import time
 
 from keel.conf import CONF
 from keel.db import cells as cells_db
@@ -155,6 +158,16 @@ def _load_one(ctxt, cell, *args):
         return exc
 
 
+# Claims this scheduler made in the last RECENT_CLAIM_SECONDS are taken off
+# the hosts' free resources.  Requests handled at the same time read the
+# same Placement usage, so without this every one of a burst of boots picks
+# the same "emptiest" host (Nova's scheduler shares its host states between
+# requests for the same reason).  Once Placement's usage includes a claim
+# it is counted twice until it expires: a short bias on the weighers only
+# -- capacity itself is Placement's to enforce.
+RECENT_CLAIM_SECONDS = 2.0
+
+
 class HostManager:
     """Host states of a request.  The part that comes from the compute
     node row is kept between requests and rebuilt only when the row's
@@ -165,10 +178,29 @@ class HostManager:
         self.instance_view = instance_view
         self._cells = None
         self._templates = {}     # node uuid -> (version, HostState)
+        self._recent = collections.deque()   # (time, node uuid, spec)
+        self._recent_lock = threading.Lock()
 
     def reset(self):
         self._cells = None
         self._templates = {}
+        with self._recent_lock:
+            self._recent.clear()
+
+    def note_claim(self, node_uuid, spec):
+        """A claim just made on ``node_uuid`` for one instance of ``spec``."""
+        with self._recent_lock:
+            self._recent.append((time.monotonic(), node_uuid, spec))
+
+    def _recent_claims(self):
+        cutoff = time.monotonic() - RECENT_CLAIM_SECONDS
+        by_node = {}
+        with self._recent_lock:
+            while self._recent and self._recent[0][0] < cutoff:
+                self._recent.popleft()
+            for _, node_uuid, spec in self._recent:
+                by_node.setdefault(node_uuid, []).append(spec)
+        return by_node
 
     def cells(self, ctxt, refresh=False):
         from keel import objects
@@ -213,6 +245,7 @@ class HostManager:
             for host in agg.hosts or []:
                 aggs_by_host.setdefault(host, []).append(agg)
         summaries = provider_summaries or {}
+        recent = self._recent_claims()
         states = []
         for cell_uuid, result in results.items():
             if cells_db.is_cell_failure_sentinel(result):
@@ -234,6 +267,8 @@ class HostManager:
                 state = entry[1].copy()
                 self._fill(state, services, instances, tracked,
                            aggs_by_host, summaries.get(uuid))
+                for spec in recent.get(uuid, ()):
+                    state.consume_from_request(spec)
                 states.append(state)
         return states
 

@@ -337,3 +337,21 @@ def test_two_requests_for_the_last_slot(cloud, ctxt, consumers):  # noqa
     assert len(won) == 1 and len(lost) == 1
     assert list(placed(cloud, won[0])) == [node_uuid(cloud, cloud.hosts[0])]
     assert placed(cloud, lost[0]) == {}
+
+
+def test_claims_of_concurrent_requests_spread_the_next_ones(cloud, ctxt,
+                                                            consumers):  # noqa
+    # Placement says host 1 is the fuller one; a claim this scheduler made
+    # on host 0 a moment ago (one a concurrent request still sees missing
+    # from Placement's usage) counts against host 0 for the next request.
+    allocate(cloud, consumers, cloud.hosts[1], 50000)
+    manager = cloud.scheduler.driver.host_manager
+    manager.note_claim(node_uuid(cloud, cloud.hosts[0]),
+                       spec_for(ctxt, memory_mb=100000))
+    try:
+        inst = str(uuid.uuid4())
+        consumers.append(inst)
+        primary = select(ctxt, spec_for(ctxt), [inst])[0][0]
+        assert primary.service_host == cloud.hosts[1]
+    finally:
+        manager.reset()
