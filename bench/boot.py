@@ -300,14 +300,6 @@ def _stop_py_spy(procs):
             proc.kill()
 
 
-def _window_rate(ordered, start, lo, hi):
-    """Servers/s while servers lo..hi went ACTIVE."""
-    if len(ordered) < hi:
-        return None
-    t0 = ordered[lo - 1] if lo > 0 else start
-    return (hi - lo) / (ordered[hi - 1] - t0)
-
-
 def report_boot(name, res, previous=None):
     n = res["n"]
     ok = res["ok"]
@@ -328,18 +320,9 @@ def report_boot(name, res, previous=None):
     print(f"servers/s to ACTIVE         : {rate:7.2f}  "
           f"(target >= {target:.0f}: ratio {rate / target:.2f}; "
           f"Nova {nova:.2f}: {rate / nova:.1f}x)   in {res['boot_took']:.1f} s")
-    # Steady state only: the 2nd tenth against the 9th tenth of the
-    # servers to go ACTIVE (the first and last tenths are the ramp-up and
-    # the drain of a closed loop of C clients).
-    tenth = len(res["ordered"]) // 10
-    first = _window_rate(res["ordered"], res["start"], tenth, 2 * tenth)
-    last = _window_rate(res["ordered"], res["start"], 8 * tenth, 9 * tenth)
-    if first and last and tenth >= 10:
-        slow = 1 - last / first
-        print(f"slow-down 2nd -> 9th tenth ACTIVE: {first:.2f} -> "
-              f"{last:.2f} servers/s = {slow * 100:+.0f} % "
-              f"(target <= 20 %: ratio {max(slow, 0) / TARGET_SLOWDOWN:.2f}; "
-              f"Nova 1.4 -> 0.60 = 57 %)")
+    # The slow-down target compares separate runs (-n 50 -n 500): within a
+    # run, POSTs return long before their servers go ACTIVE, so windows of
+    # ACTIVE times measure the backlog draining, not the cost per boot.
     if previous is not None:
         slow = 1 - rate / previous["rate"]
         print(f"slow-down {previous['n']} -> {n} servers (separate runs): "
