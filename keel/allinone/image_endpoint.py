@@ -67,6 +67,19 @@ def _shown(doc):
     return doc
 
 
+def _identity_version(req):
+    """A Keystone v3 version document and nothing more: the openstack CLI
+    checks the identity API version before ``server list`` even with
+    OS_AUTH_TYPE=none, and the all-in-one has no Keystone. Its URL is the
+    banner's OS_IDENTITY_ENDPOINT_OVERRIDE."""
+    return _json({"version": {
+        "id": "v3.14", "status": "stable", "updated": "2020-04-07T00:00:00Z",
+        "links": [{"rel": "self", "href": req.host_url + "/identity/v3/"}],
+        "media-types": [{"base": "application/json",
+                         "type": "application/vnd.openstack.identity-v3+json"}],
+    }})
+
+
 class ImageEndpoint:
     def __init__(self, path):
         self.catalogue = local.LocalImageAPI(path)
@@ -90,6 +103,8 @@ class ImageEndpoint:
         path = req.path_info
         if path in ("", "/", "/versions"):
             return self._versions(req)
+        if path.rstrip("/") in ("/identity", "/identity/v3"):
+            return _identity_version(req)
         if path.rstrip("/") == "/v2/images":
             if req.method == "GET":
                 return self._list(req)

@@ -159,7 +159,9 @@ class AllInOne:
             "  export OS_AUTH_TYPE=none",
             f"  export OS_ENDPOINT={self.compute_endpoint}",
             "  export OS_COMPUTE_API_VERSION=2.104",
-            *([f"  export OS_IMAGE_ENDPOINT_OVERRIDE={self.image_endpoint}"]
+            *([f"  export OS_IMAGE_ENDPOINT_OVERRIDE={self.image_endpoint}",
+               "  export OS_IDENTITY_ENDPOINT_OVERRIDE="
+               f"{self.image_endpoint}/identity/v3/"]
               if self.image_endpoint else []),
             "  openstack server list",
             "",
