@@ -23,6 +23,7 @@ object_data = {
     'CellMapping': '1.1-e36bda9345962da2617821d62614f993',
     'CellMappingList': '1.1-81f8ae4c184ae94bae1fcace620bf5b0',
     'ComputeNode': '1.19-a1eaceeb948c98371f8701aef322b250',
+    'ConsoleAuthToken': '1.3-725a957fad6fc6cc78eddf20de565930',
     'ComputeNodeList': '1.17-7534bd486947907fecbfe9297c84287e',
     'Destination': '1.4-85937120d960675ca061c6eecbe988b0',
     'DeviceBus': '1.0-77509ea1ea0dd750d5864b9bd87d3f9d',
