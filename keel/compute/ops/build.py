@@ -18,6 +18,7 @@ with a fault. Either way the claim is aborted and the node's failed-build
 count goes up, which the scheduler's BuildFailureWeigher reads.
 """
 import sys
+import time
 import traceback
 
 from oslo_log import log as logging
@@ -60,12 +61,44 @@ def build_and_run_instance(mgr, context, instance, **kwargs):
             if hasattr(context, "update_store"):
                 context.update_store()
             build.run()
-        except Exception:  # noqa: BLE001 - a pool thread must not die
+        except Exception as exc:  # noqa: BLE001 - a pool thread must not die
             LOG.exception("Build of %s failed unexpectedly", instance.uuid)
+            _give_up(build, exc, sys.exc_info())
         finally:
             mgr.record_task_end(key)
     mgr.build_pool.submit(run)
     return build
+
+
+def _give_up(build, exc, exc_info, delays=(0, 2, 5)):
+    """ERROR with a fault for a build that failed outside its own error
+    handling (typically the conductor unreachable while it erred out), so
+    the server does not sit in BUILD until the conductor's safety net
+    finds it. Retried a few times; only a build still BUILDING and not
+    being deleted is touched."""
+    for delay in delays:
+        time.sleep(delay)
+        try:
+            instance = objects.Instance.get_by_uuid(build.context,
+                                                    build.instance.uuid)
+            if instance.vm_state != states.BUILDING:
+                return
+            faults.add_instance_fault_from_exc(build.context, instance, exc,
+                                               exc_info, host=build.host)
+            instance.vm_state = states.ERROR
+            instance.task_state = None
+            instance.save(expected_vm_state=states.BUILDING,
+                          expected_task_state=cleanup.NOT_DELETING)
+            return
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError,
+                exception.UnexpectedVMStateError):
+            return
+        except Exception as again:  # noqa: BLE001 - try again, then leave
+            LOG.warning("Could not put instance %s in ERROR yet: %s",
+                        build.instance.uuid, again)
+    LOG.error("Instance %s stays in BUILD until the conductor's safety "
+              "net errors it out", build.instance.uuid)
 
 
 class Build(object):

@@ -336,3 +336,26 @@ def test_reschedule_that_cannot_be_sent_ends_in_error(cloud):
     assert got.host is None
     fault = objects.InstanceFault.get_latest_for_instance(ctxt, inst.uuid)
     assert "Injected failure" in fault.message
+
+
+def test_error_escaping_the_build_still_ends_in_error(cloud, monkeypatch):
+    # E.g. the conductor unreachable while the build erred out: the pool
+    # thread puts the server in ERROR with a fault once it can, rather than
+    # leaving it in BUILD for the conductor's safety net.
+    from keel.compute.ops import build as build_ops
+
+    ctxt = h.user_ctxt()
+    host = cloud.hosts[0]
+    inst = h.create_instance(cloud, ctxt)
+    h.allocate(cloud, ctxt, inst, host)
+
+    def lost(self, context, instance):
+        raise exception.NovaException("conductor did not answer")
+    monkeypatch.setattr(build_ops.Build, "_do_build_and_run_instance", lost)
+    h.build(ctxt, inst, host)
+    got = h.wait_state(ctxt, inst, "error")
+    assert got.task_state is None
+    fault = objects.InstanceFault.get_latest_for_instance(ctxt, inst.uuid)
+    assert "conductor did not answer" in fault.message
+    assert wait_for(lambda: h.allocations(cloud, ctxt, inst) == {},
+                    timeout=5)
