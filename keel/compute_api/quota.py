@@ -272,6 +272,17 @@ def check_deltas(context, deltas, project_id, user_id=None,
     unknown = set(deltas) - set(SETTABLE)
     if unknown:
         raise exception.QuotaResourceUnknown(unknown=sorted(unknown))
+    # Limits first (three light reads): nothing limited, nothing to count
+    # -- the counts are the expensive part (instances across the cells).
+    plimits = project_limits(context, project_id)
+    ulimits = plimits
+    if user_id:
+        ulimits = dict(plimits)
+        ulimits.update(_rows(context, api_models.ProjectUserQuota,
+                             project_id=project_id, user_id=user_id))
+    if all(plimits[n] == UNLIMITED and ulimits[n] == UNLIMITED
+           for n in deltas):
+        return
     counts = {"project": {}, "user": {}}
     if set(deltas) & set(_CELL_COUNTED):
         _merge(counts, count_instances(context, project_id, user_id))
@@ -281,9 +292,6 @@ def check_deltas(context, deltas, project_id, user_id=None,
         _merge(counts, count_key_pairs(context, user_id))
     if "server_group_members" in deltas:
         _merge(counts, count_group_members(context, group_uuid))
-    plimits = project_limits(context, project_id)
-    ulimits = user_limits(context, project_id, user_id) if user_id \
-        else plimits
     overs, usages_seen = [], {}
     for name, delta in deltas.items():
         if name in counts["project"] and name not in _NOT_PROJECT_COUNTED:
