@@ -86,6 +86,12 @@ class Manager(periodic_task.PeriodicTasks):
         finally:
             self.record_task_end(key)
 
+    def has_task_for(self, instance_uuid):
+        """Whether an operation on ``instance_uuid`` runs here now."""
+        with self._tasks_cond:
+            return any(u == instance_uuid for _, u, _ in
+                       self._tasks.values())
+
     def tasks_in_progress(self):
         with self._tasks_cond:
             return [(n, u) for n, u, _ in self._tasks.values()]

@@ -71,6 +71,13 @@ def handle_lifecycle_event(mgr, event):
         LOG.debug("Migration lifecycle event %s left to the migration",
                   event)
         return
+    if mgr.has_task_for(event.uuid):
+        # The operation running on it (a build, a stop...) records the
+        # guest's state itself; Nova reads the instance only to find its
+        # task_state set and skip -- a conductor round trip per event.
+        LOG.debug("Lifecycle event %s left to the operation in flight",
+                  event)
+        return
     ctxt = keel_context.get_admin_context(read_deleted="yes")
     instance = objects.Instance.get_by_uuid(ctxt, event.uuid,
                                             expected_attrs=[])

@@ -38,6 +38,10 @@ class Mgr:
     def __init__(self, guest_state=None):
         self.guest_state = guest_state
         self.driver = self
+        self.busy = set()          # instances with an operation in flight
+
+    def has_task_for(self, instance_uuid):
+        return instance_uuid in self.busy
 
     def get_info(self, instance):
         if self.guest_state is None:
@@ -114,6 +118,21 @@ def test_lifecycle_event_power_states(monkeypatch, transition, state):
     power_sync.handle_events(Mgr(), virtevent.LifecycleEvent("a1b2",
                                                              transition))
     assert seen == [state]
+
+
+def test_event_for_an_instance_with_an_operation_in_flight_is_left_to_it(
+        monkeypatch):
+    # No instance read (a conductor round trip), no sync: the build or the
+    # stop running on it records the guest's state itself.
+    def unexpected(*args, **kwargs):
+        raise AssertionError("the instance was read")
+    monkeypatch.setattr(power_sync.objects.Instance, "get_by_uuid",
+                        classmethod(unexpected))
+    monkeypatch.setattr(power_sync, "sync_instance_power_state", unexpected)
+    mgr = Mgr(ps.RUNNING)
+    mgr.busy.add("a1b2")
+    power_sync.handle_events(mgr, virtevent.LifecycleEvent(
+        "a1b2", virtevent.EVENT_LIFECYCLE_STARTED))
 
 
 def test_tail_log():
