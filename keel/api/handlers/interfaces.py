@@ -111,7 +111,8 @@ def _show(req, server_id, port_id, instance):
 @validation.query_schema(schema.show_query, "2.1", "2.101")
 @validation.query_schema(schema.show_query_v2102, "2.102")
 @_errors("show")
-def show(req, server_id, port_id):
+def show(req, server_id, id):
+    port_id = id
     instance = _instance(req, server_id, "show")
     return _show(req, server_id, port_id, instance)
 
@@ -139,7 +140,8 @@ def create(req, server_id):
 
 @wsgi.expose(status=202, name="interfaces.delete")
 @_errors("detach_interface")
-def delete(req, server_id, port_id):
+def delete(req, server_id, id):
+    port_id = id
     instance = _instance(req, server_id, "delete")
     interfaces_api.detach_interface(req.context, instance, port_id)
     return None
@@ -148,4 +150,4 @@ def delete(req, server_id, port_id):
 def route_entries():
     base = "/servers/{server_id}/os-interface"
     return {base: {"GET": index, "POST": create},
-            base + "/{port_id}": {"GET": show, "DELETE": delete}}
+            base + "/{id}": {"GET": show, "DELETE": delete}}

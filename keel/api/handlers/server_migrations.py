@@ -104,7 +104,8 @@ def _migration_id(value):
              name="server_migrations.force_complete")
 @validation.schema(schema.force_complete)
 @_errors("force_complete")
-def force_complete(req, server_id, migration_id):
+def force_complete(req, server_id, id):
+    migration_id = id
     instance = server_power.located(req, server_id,
                                     names.MIGRATIONS % "force_complete",
                                     in_cell=True)
@@ -116,7 +117,8 @@ def force_complete(req, server_id, migration_id):
 @wsgi.expose(min_version="2.24", status=202,
              name="server_migrations.delete")
 @_errors("abort live migration")
-def delete(req, server_id, migration_id):
+def delete(req, server_id, id):
+    migration_id = id
     instance = server_power.located(req, server_id,
                                     names.MIGRATIONS % "delete",
                                     in_cell=True)
@@ -150,6 +152,8 @@ def _view(req, mig, show_hosts=True):
 
 
 @wsgi.expose(min_version="2.23", name="server_migrations.index")
+@validation.query_schema(schema.index_query, "2.23", "2.101")
+@validation.query_schema(schema.index_query_v2102, "2.102")
 def index(req, server_id):
     instance = server_power.located(req, server_id,
                                     names.MIGRATIONS % "index", in_cell=True)
@@ -160,7 +164,10 @@ def index(req, server_id):
 
 
 @wsgi.expose(min_version="2.23", name="server_migrations.show")
-def show(req, server_id, migration_id):
+@validation.query_schema(schema.show_query, "2.23", "2.101")
+@validation.query_schema(schema.show_query_v2102, "2.102")
+def show(req, server_id, id):
+    migration_id = id
     instance = server_power.located(req, server_id,
                                     names.MIGRATIONS % "show", in_cell=True)
     wanted = _migration_id(migration_id)
@@ -175,5 +182,7 @@ def show(req, server_id, migration_id):
 def route_entries():
     base = "/servers/{server_id}/migrations"
     return {base: {"GET": index},
-            base + "/{migration_id}": {"GET": show, "DELETE": delete},
-            base + "/{migration_id}/action": {"POST": force_complete}}
+            base + "/{id}": {"GET": show, "DELETE": delete},
+            # A body-keyed action, as Nova's router dispatches it.
+            base + "/{id}/action": {"POST": wsgi.ActionDispatcher(
+                {"force_complete": force_complete})}}

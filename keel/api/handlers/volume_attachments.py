@@ -107,9 +107,9 @@ def index(req, server_id):
 
 
 @wsgi.expose(name="volume_attachments.show")
-@validation.query_schema(schema.show_query, "2.1", "2.101")
-@validation.query_schema(schema.show_query_v2102, "2.102")
-def show(req, server_id, volume_id):
+@validation.query_schema(schema.show_query)
+def show(req, server_id, id):
+    volume_id = id
     instance = _instance(req, server_id, "show")
     return {"volumeAttachment": view(req, _bdm(instance, server_id,
                                                volume_id), server_id)}
@@ -156,7 +156,8 @@ def create_v2101(req, server_id):
 @validation.schema(schema.update, "2.1", "2.84")
 @validation.schema(schema.update_v285, "2.85")
 @_errors("swap_volume")
-def update(req, server_id, volume_id):
+def update(req, server_id, id):
+    volume_id = id
     body = req.json_body["volumeAttachment"]
     swap = not req.version_matches("2.85") or body["volumeId"] != volume_id
     found = servers_handler.locate(req, server_id)
@@ -200,7 +201,8 @@ def _update_properties(instance, server_id, volume_id, body, req):
 
 @wsgi.expose(status=202, name="volume_attachments.delete")
 @_errors("detach_volume")
-def delete(req, server_id, volume_id):
+def delete(req, server_id, id):
+    volume_id = id
     instance = _instance(req, server_id, "delete")
     _check_shelved(req, instance, "detach_volume")
     # Nova looks the volume up first: an unknown volume is its 404.
@@ -216,5 +218,4 @@ def delete(req, server_id, volume_id):
 def route_entries():
     base = "/servers/{server_id}/os-volume_attachments"
     return {base: {"GET": index, "POST": create},
-            base + "/{volume_id}": {"GET": show, "PUT": update,
-                                    "DELETE": delete}}
+            base + "/{id}": {"GET": show, "PUT": update, "DELETE": delete}}

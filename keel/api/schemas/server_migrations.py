@@ -1,5 +1,7 @@
-"""Bodies of os-migrateLive (Nova's migrate_server schemas) and of the
+"""Bodies and query strings of os-migrateLive (Nova's migrate_server schemas) and of the
 server migrations' force_complete action."""
+from keel.api.schemas import parameter_types as types
+
 _BOOLS = [True, "True", "TRUE", "true", "1", "ON", "On", "on", "YES", "Yes",
           "yes", False, "False", "FALSE", "false", "0", "OFF", "Off", "off",
           "NO", "No", "no"]
@@ -31,3 +33,8 @@ force_complete = {"type": "object",
                   "properties": {"force_complete": {"type": "null"}},
                   "required": ["force_complete"],
                   "additionalProperties": False}
+
+index_query = types.query()
+index_query_v2102 = types.query(additional=False)
+show_query = types.query()
+show_query_v2102 = types.query(additional=False)

@@ -37,4 +37,3 @@ index_query = types.query({"limit": _paging, "offset": _paging})
 index_query_v275 = copy.deepcopy(types.query(
     {"limit": _paging, "offset": _paging}, additional=False))
 show_query = types.query()
-show_query_v2102 = types.query(additional=False)
