@@ -169,6 +169,10 @@ class VMController:
                 self.store.mutate(kv.VM, ns, name, lambda o: (
                     meta.remove_condition(o, "RestartRequired"), o)[1])
             return
+        if meta.get_condition(vm, "RestartRequired"):
+            # As virt-controller: while a restart is pending no live update
+            # is applied, even one that would now succeed.
+            return
         restart = None
         for iface in want_ifs:
             iname = iface.get("name")

@@ -76,7 +76,8 @@ def test_fifty_members_of_an_anti_affinity_group_one_per_host(cloud, conn):
             [(s.id, s.fault) for s in servers if s.status == "ERROR"]
         return len(servers) == HOSTS and \
             all(s.status == "ACTIVE" for s in servers) and servers
-    servers = wait_for(all_active, timeout=60, interval=0.5)
+    servers = wait_for(all_active, timeout=180, interval=0.5)
+    assert servers, "the 50 servers did not all become ACTIVE"
     hosts = [s.compute_host for s in servers]
     assert sorted(hosts) == sorted(cloud.hosts)     # one on each host
     for server in servers[:5]:
