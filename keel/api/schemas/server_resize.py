@@ -20,8 +20,8 @@ resize = _only("resize", {
     "additionalProperties": False,
 })
 
-confirm_resize = _only("confirmResize", _null)
-revert_resize = _only("revertResize", _null)
+confirm_resize = _only("confirmResize", {})   # any value, as Nova
+revert_resize = _only("revertResize", {})
 migrate = _only("migrate", _null)
 migrate_v256 = _only("migrate", {
     "type": ["object", "null"],
