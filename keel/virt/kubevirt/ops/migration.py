@@ -105,6 +105,14 @@ def _repin(drv, instance, node):
             "metadata": {"labels": {labels.NODE: value}},
             "spec": {"nodeSelector": {vm_spec.HOSTNAME_LABEL: node}}}}})
 
+    def seen():
+        vm = drv.guests.vm(instance.uuid) or {}
+        return (vm.get("metadata", {}).get("labels") or {}).get(
+            labels.NODE) == value
+    # The watch cache must show the move before the post-migration steps
+    # update both nodes' resources from it.
+    drv.guests.wait(seen, drv.conf.kubevirt.power_timeout)
+
 
 def abort(drv, instance):
     """Delete the guest's unfinished migrations (KubeVirt aborts them)."""
