@@ -18,6 +18,7 @@ Every instance write ends the "migrating" task with a compare-and-swap.
 from oslo_log import log as logging
 
 from keel.compute.ops import cleanup
+from keel.compute.ops import move_allocs
 from keel.compute.ops import notify
 from keel import exception
 from keel.virt import power_state
@@ -25,49 +26,6 @@ from keel.virt import power_state
 LOG = logging.getLogger(__name__)
 
 MIGRATING = "migrating"
-
-
-# -- allocations (Placement) --------------------------------------------------
-
-def _pl(client):
-    return getattr(client, "placement", client)
-
-
-def move_allocations(client, context, source, target):
-    """``source``'s allocations become ``target``'s in one POST
-    /allocations (both consumers' generations guard it); False when the
-    source holds none."""
-    pl = _pl(client)
-    src = pl.get_allocations(context, source)
-    if not src.get("allocations"):
-        return False
-    dst = pl.get_allocations(context, target)
-    allocs = {rp: {"resources": a["resources"]}
-              for rp, a in src["allocations"].items()}
-    owner = {"project_id": src["project_id"], "user_id": src["user_id"]}
-    body = {source: dict(owner, allocations={},
-                         consumer_generation=src.get("consumer_generation")),
-            target: dict(owner, allocations=allocs,
-                         consumer_generation=dst.get("consumer_generation"))}
-    resp = pl.request(context, "POST", "/allocations", "1.28", json=body)
-    if resp.status_code != 204:
-        raise exception.MigrationError(
-            reason="could not move the allocations of %s to %s: %s"
-                   % (source, target, resp.text))
-    return True
-
-
-def revert_allocations(client, context, instance, migration):
-    """The destination claim goes, the source's come back to the
-    instance (the migration consumer held them)."""
-    try:
-        if not move_allocations(client, context, migration.uuid,
-                                instance.uuid):
-            LOG.warning("Migration %s held no allocations to give back",
-                        migration.uuid)
-    except Exception:  # noqa: BLE001 - the rollback must finish
-        LOG.exception("Could not revert the allocations of %s",
-                      instance.uuid)
 
 
 # -- bookkeeping --------------------------------------------------------------
@@ -204,8 +162,8 @@ def post_live_migration(mgr, context, instance, dest, block_migration,
     _set_migration(migration, "completed")
     # The source is free now: the migration's hold on it goes.
     try:
-        _pl(mgr.placement_client).delete_allocations(context,
-                                                     migration.uuid)
+        move_allocs.delete_allocations(mgr.placement_client, context,
+                                       migration.uuid)
     except Exception:  # noqa: BLE001 - the periodic clean-up retries
         LOG.exception("Could not free the source allocations of %s",
                       instance.uuid)
@@ -261,8 +219,8 @@ def rollback(mgr, context, instance, dest, migrate_data, migration=None,
         LOG.exception("Could not clean up %s after the failed migration",
                       dest)
     if migration is not None:
-        revert_allocations(mgr.placement_client, context, instance,
-                           migration)
+        move_allocs.give_back(mgr.placement_client, context,
+                              instance.uuid, migration.uuid)
         _set_migration(migration, status)
     if exc is not None:
         _record_fault(mgr, context, instance, exc)

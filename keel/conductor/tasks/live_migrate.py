@@ -10,19 +10,13 @@
    (check_can_live_migrate_destination, which asks the source);
 5. the source's compute gets ``live_migration`` (a cast).
 
-A failure before the cast puts everything back: the destination claim is
-dropped, the allocations return to the instance, the migration is in
-error, the instance idle again with a fault and the compute_task error
-notification.
+A failure before the cast puts everything back (moves.MoveTask.rollback,
+the destination claim dropped first).
 """
-import sys
-
 from oslo_log import log as logging
 
-from keel.compute.ops import live_migration as lm_ops
-from keel.conductor.tasks import common
-from keel.conductor.tasks import notify
-from keel import context as keel_context
+from keel.compute.ops import move_allocs
+from keel.conductor.tasks import moves
 from keel import exception
 from keel import objects
 from keel.virt import power_state
@@ -32,30 +26,20 @@ LOG = logging.getLogger(__name__)
 MIGRATING = "migrating"
 
 
-class LiveMigrationTask:
-    def __init__(self, host, scheduler_client, compute_rpcapi,
-                 report_client):
-        self.host = host
-        self.scheduler = scheduler_client
-        self.compute_rpcapi = compute_rpcapi
-        self.report = report_client
+class LiveMigrationTask(moves.MoveTask):
+    task_state = MIGRATING
 
     def execute(self, context, instance, scheduler_hint, block_migration,
                 disk_over_commit, request_spec):
-        mapping = objects.InstanceMapping.get_by_instance_uuid(
-            context, instance.uuid)
-        with keel_context.target_cell(context,
-                                      mapping.cell_mapping) as cctxt:
-            instance = objects.Instance.get_by_uuid(
-                cctxt, instance.uuid,
-                expected_attrs=["flavor", "system_metadata", "info_cache"])
+        with self.in_cell(context, instance) as (cctxt, instance):
             destination = (scheduler_hint or {}).get("host")
-            migration = self._migration(cctxt, instance, destination)
+            migration = self.create_migration(
+                cctxt, instance, instance.flavor, "accepted",
+                "live-migration", dest_compute=destination)
             moved = claimed = False
             try:
                 self._check_active(instance)
-                moved = lm_ops.move_allocations(
-                    self.report, cctxt, instance.uuid, migration.uuid)
+                moved = self.hold_source(cctxt, instance, migration)
                 if destination:
                     dest, compute_node = self._check_forced(
                         cctxt, instance, destination)
@@ -71,8 +55,8 @@ class LiveMigrationTask:
                         cctxt, instance, dest, block_migration,
                         disk_over_commit, migration, None)
             except Exception as exc:
-                self._rollback(cctxt, instance, migration, moved, claimed,
-                               exc, request_spec)
+                self.rollback(cctxt, instance, migration, exc, request_spec,
+                              moved, claimed)
                 raise
             migration.dest_compute = dest
             migration.dest_node = node
@@ -80,19 +64,6 @@ class LiveMigrationTask:
             self.compute_rpcapi.live_migration(
                 cctxt, instance, dest, block_migration, instance.host,
                 migration, migrate_data)
-
-    @staticmethod
-    def _migration(cctxt, instance, destination):
-        migration = objects.Migration(
-            cctxt, instance_uuid=instance.uuid, status="accepted",
-            source_compute=instance.host, source_node=instance.node,
-            dest_compute=destination, dest_node=None, dest_host=None,
-            old_instance_type_id=instance.flavor.id,
-            new_instance_type_id=instance.flavor.id,
-            migration_type="live-migration",
-            project_id=instance.project_id, user_id=instance.user_id)
-        migration.create()
-        return migration
 
     @staticmethod
     def _check_active(instance):
@@ -115,15 +86,11 @@ class LiveMigrationTask:
     def _claim_forced(self, cctxt, instance, migration, node):
         """The scheduler is bypassed: the source's resources (now held by
         the migration) are claimed on the forced node for the instance."""
-        pl = lm_ops._pl(self.report)
-        held = pl.get_allocations(cctxt, migration.uuid)
-        resources = {}
-        for alloc in (held.get("allocations") or {}).values():
-            for rc, amount in alloc["resources"].items():
-                resources[rc] = resources.get(rc, 0) + amount
+        resources = move_allocs.total_resources(
+            move_allocs.allocations_of(self.report, cctxt, migration.uuid))
         if not resources:
             return False
-        resp = pl.put_allocations(
+        resp = move_allocs.placement(self.report).put_allocations(
             cctxt, instance.uuid, {node.uuid: {"resources": resources}},
             instance.project_id, instance.user_id, None)
         if resp.status_code != 204:
@@ -137,37 +104,6 @@ class LiveMigrationTask:
             spec = objects.RequestSpec.get_by_instance_uuid(context,
                                                             instance.uuid)
         spec.ignore_hosts = [instance.host]
-        spec.num_instances = 1
-        spec.ensure_project_and_user_id(instance)
-        host_lists = self.scheduler.select_destinations(
-            context, spec, [instance.uuid], return_objects=True,
-            return_alternates=False)
-        selection = host_lists[0][0]
+        selection = self.select(context, instance, spec,
+                                alternates=False)[0]
         return selection.service_host, selection.nodename
-
-    def _rollback(self, cctxt, instance, migration, moved, claimed, exc,
-                  request_spec):
-        exc_info = sys.exc_info()
-        if claimed:
-            try:
-                lm_ops._pl(self.report).delete_allocations(cctxt,
-                                                           instance.uuid)
-            except Exception:  # noqa: BLE001 - report the original
-                LOG.exception("Could not drop the destination claim of %s",
-                              instance.uuid)
-        if moved:
-            lm_ops.revert_allocations(self.report, cctxt, instance,
-                                      migration)
-        migration.status = "error"
-        migration.save()
-        instance.task_state = None
-        try:
-            instance.save(expected_task_state=MIGRATING)
-        except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError):
-            return
-        common.add_fault(cctxt, instance.uuid, exc, exc_info,
-                         host=self.host)
-        notify.build_error(cctxt, instance.uuid, "migrate_server",
-                           request_spec, instance.vm_state, exc, exc_info,
-                           host=self.host)
