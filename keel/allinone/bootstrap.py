@@ -47,7 +47,15 @@ def _ensure_cells(layout, transport_url):
                             database_connection=layout.cell0_db,
                             disabled=False).create()
         LOG.info("Mapped cell0 to %s", layout.cell0_db)
-    if not any(c.name == "cell1" for c in cells.values()):
+    cell1 = next((c for c in cells.values() if c.name == "cell1"), None)
+    if cell1 is not None and cell1.transport_url != transport_url:
+        # A state directory of an older release (oslo.messaging's fake:/
+        # bus): its services now listen on this process's bus.
+        LOG.info("cell1 transport %s -> %s", cell1.transport_url,
+                 transport_url)
+        cell1.transport_url = transport_url
+        cell1.save()
+    if cell1 is None:
         from oslo_utils import uuidutils
         objects.CellMapping(ctxt, uuid=uuidutils.generate_uuid(),
                             name="cell1", transport_url=transport_url,

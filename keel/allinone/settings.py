@@ -1,9 +1,10 @@
 """Configuration overrides that turn a production CONF into the all-in-one's."""
 import os
 
-# oslo.messaging's in-process driver: every service of the process shares
-# one bus (keel.rpc.transport caches one transport per URL).
-IN_PROCESS_TRANSPORT = "fake:/"
+# keel's in-process oslo.messaging driver (keel.rpc.inproc): every service
+# of the process shares one bus and its listeners sleep until a message
+# comes (oslo.messaging's fake:/ polls every 50 ms per listener).
+IN_PROCESS_TRANSPORT = "keel-inproc:/"
 
 
 def sqlite_url(state_dir, name):
