@@ -18,6 +18,7 @@ Every instance write ends the "migrating" task with a compare-and-swap.
 from oslo_log import log as logging
 
 from keel.compute.ops import cleanup
+from keel.compute.ops import live_migration_volumes as lm_volumes
 from keel.compute.ops import move_allocs
 from keel.compute.ops import notify
 from keel import exception
@@ -100,10 +101,21 @@ def pre_live_migration(mgr, context, instance, block_migration, disk,
                        migrate_data):
     network_info = cleanup.network_info_of(instance)
     _notify(context, instance, mgr.host, "live_migration_pre", "start")
-    migrate_data = mgr.driver.pre_live_migration(
-        context, instance, None, network_info, disk, migrate_data)
-    if mgr.network_api is not None:
-        mgr.network_api.setup_networks_on_host(context, instance, mgr.host)
+    bdms = lm_volumes.volume_bdms(context, instance)
+    previous = lm_volumes.create_destination_attachments(mgr, context,
+                                                         instance, bdms)
+    try:
+        migrate_data = mgr.driver.pre_live_migration(
+            context, instance, lm_volumes.block_device_info(bdms),
+            network_info, disk, migrate_data)
+        if mgr.network_api is not None:
+            mgr.network_api.setup_networks_on_host(context, instance,
+                                                   mgr.host)
+    except Exception:
+        # The source never learns of the new attachments from a failure.
+        lm_volumes.undo_destination_attachments(context, bdms, previous)
+        raise
+    lm_volumes.complete_attachments(context, bdms)
     _notify(context, instance, mgr.host, "live_migration_pre", "end")
     return migrate_data
 
@@ -115,26 +127,30 @@ def live_migration(mgr, context, dest, instance, block_migration, migration,
     from keel.compute import rpcapi
     compute_rpc = rpcapi.ComputeAPI()
     _set_migration(migration, "preparing")
+    # The attachments as they are here: deleted after success, restored
+    # by a rollback (the destination switches the BDMs to its own).
+    source_bdms = lm_volumes.volume_bdms(context, instance)
     try:
         migrate_data = compute_rpc.pre_live_migration(
             context, instance, block_migration, None, dest, migrate_data)
     except Exception as exc:
         LOG.exception("Pre live migration failed at %s", dest)
         rollback(mgr, context, instance, dest, migrate_data,
-                 migration=migration, exc=exc)
+                 migration=migration, exc=exc, source_bdms=source_bdms)
         return
     _set_migration(migration, "running")
     _running(mgr)[instance.uuid] = migration
 
     def post(ctxt, inst, dest_host, block_mig, data):
         post_live_migration(mgr, ctxt, inst, dest_host, block_mig, data,
-                            migration)
+                            migration, source_bdms)
 
     def recover(ctxt, inst, dest_host, data):
         # An abort the user asked for ends "cancelled", not "error".
         cancelled = inst.uuid in _aborted(mgr)
         rollback(mgr, ctxt, inst, dest_host, data, migration=migration,
-                 status="cancelled" if cancelled else "error")
+                 status="cancelled" if cancelled else "error",
+                 source_bdms=source_bdms)
 
     try:
         mgr.driver.live_migration(context, instance, dest, post, recover,
@@ -142,18 +158,21 @@ def live_migration(mgr, context, dest, instance, block_migration, migration,
     except Exception as exc:
         LOG.exception("Live migration of %s failed", instance.uuid)
         rollback(mgr, context, instance, dest, migrate_data,
-                 migration=migration, exc=exc)
+                 migration=migration, exc=exc, source_bdms=source_bdms)
     finally:
         _running(mgr).pop(instance.uuid, None)
         _aborted(mgr).discard(instance.uuid)
 
 
 def post_live_migration(mgr, context, instance, dest, block_migration,
-                        migrate_data, migration):
+                        migrate_data, migration, source_bdms=()):
     from keel.compute import rpcapi
     _notify(context, instance, mgr.host, "live_migration_post", "start")
     network_info = cleanup.network_info_of(instance)
-    mgr.driver.post_live_migration(context, instance, None, migrate_data)
+    mgr.driver.post_live_migration(
+        context, instance, lm_volumes.block_device_info(source_bdms),
+        migrate_data)
+    lm_volumes.delete_source_attachments(context, instance, source_bdms)
     if mgr.network_api is not None:
         mgr.network_api.migrate_instance_start(context, instance, migration)
     mgr.driver.post_live_migration_at_source(context, instance, network_info)
@@ -181,7 +200,9 @@ def post_live_migration_at_destination(mgr, context, instance,
         mgr.network_api.setup_instance_network_on_host(context, instance,
                                                        mgr.host)
     mgr.driver.post_live_migration_at_destination(
-        context, instance, network_info, block_migration)
+        context, instance, network_info, block_migration,
+        block_device_info=lm_volumes.block_device_info(
+            lm_volumes.volume_bdms(context, instance)))
     node = _node_info(context, mgr.host)
     instance.host = mgr.host
     if node is not None:
@@ -198,9 +219,10 @@ def post_live_migration_at_destination(mgr, context, instance,
 
 
 def rollback(mgr, context, instance, dest, migrate_data, migration=None,
-             exc=None, status="error"):
+             exc=None, status="error", source_bdms=()):
     """The guest stays on this host: the task ends here, the destination
-    is cleaned and the allocations go back to the instance."""
+    is cleaned, the volumes' source attachments restored and the
+    allocations go back to the instance."""
     from keel.compute import rpcapi
     _notify(context, instance, mgr.host, "live_migration_rollback",
                 "start")
@@ -218,6 +240,7 @@ def rollback(mgr, context, instance, dest, migrate_data, migration=None,
     except Exception:  # noqa: BLE001 - the source state matters most
         LOG.exception("Could not clean up %s after the failed migration",
                       dest)
+    lm_volumes.restore_source_attachments(context, instance, source_bdms)
     if migration is not None:
         move_allocs.give_back(mgr.placement_client, context,
                               instance.uuid, migration.uuid)

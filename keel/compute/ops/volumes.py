@@ -95,6 +95,12 @@ def _attach(api, context, instance, bdm, connector):
     bdm.connection_info = jsonutils.dumps(connection_info)
     bdm.save()
     api.attachment_complete(context, bdm.attachment_id)
+    return driver_bdm(bdm, connection_info)
+
+
+def driver_bdm(bdm, connection_info):
+    """One ``block_device_mapping`` entry of a driver's
+    block_device_info."""
     return {"connection_info": connection_info,
             "mount_device": bdm.device_name,
             "boot_index": bdm.boot_index,

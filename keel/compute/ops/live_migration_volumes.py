@@ -1,0 +1,145 @@
+"""Cinder attachments of a live migration (Nova's volume part of
+pre_live_migration, _post_live_migration and _rollback_live_migration).
+
+The guest keeps its volumes while it moves, so each volume BDM on the 3.44
+attachment flow gets a second attachment, for the destination host:
+
+* destination, pre_live_migration: ``attachment_create`` with the
+  destination's connector (Cinder updates it with the connector itself;
+  it allows a second attachment of a non-multiattach volume to the same
+  instance for this), the BDM switched to it with the new connection
+  info, and once the driver's preparation succeeded the attachments are
+  completed. A failure there deletes the new attachments and puts the
+  BDMs back before the error goes to the source.
+* source, success: the source attachments (read before the migration
+  began) are deleted; the BDMs already name the destination's.
+* source, rollback: every BDM whose attachment differs from the source's
+  has the new attachment deleted and the source's attachment and
+  connection info restored (this also covers a destination that created
+  attachments but never answered).
+"""
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+
+from keel.compute.ops import volumes
+from keel import objects
+
+LOG = logging.getLogger(__name__)
+
+
+def volume_bdms(context, instance):
+    """The instance's volume BDMs (attachments to carry along)."""
+    return [b for b in objects.BlockDeviceMappingList.get_by_instance_uuid(
+        context, instance.uuid) if volumes.is_volume(b) and b.volume_id]
+
+
+def _attached(bdms):
+    return [b for b in bdms if b.attachment_id]
+
+
+def block_device_info(bdms):
+    """The driver's view of the volumes (connection info as saved)."""
+    mapping = [volumes.driver_bdm(
+        b, jsonutils.loads(b.connection_info) if b.connection_info else {})
+        for b in bdms]
+    return {"block_device_mapping": mapping} if mapping else None
+
+
+def create_destination_attachments(mgr, context, instance, bdms):
+    """Destination side: a new attachment per volume for this host, the
+    BDMs switched to it. Returns what undo_destination_attachments needs
+    (``{volume_id: (source attachment id, connection info)}``); on
+    failure the new attachments go and the BDMs are restored."""
+    attached = _attached(bdms)
+    if not attached:
+        return {}
+    api = volumes.volume_api()
+    if api is None:
+        return {}
+    previous = {}
+    try:
+        connector = mgr.driver.get_volume_connector(instance)
+        for bdm in attached:
+            attachment = api.attachment_create(
+                context, bdm.volume_id, instance.uuid, connector=connector,
+                mountpoint=bdm.device_name)
+            previous[bdm.volume_id] = (bdm.attachment_id,
+                                       bdm.connection_info)
+            bdm.attachment_id = attachment["id"]
+            bdm.connection_info = jsonutils.dumps(
+                attachment["connection_info"])
+            bdm.save()
+    except Exception:
+        undo_destination_attachments(context, bdms, previous)
+        raise
+    return previous
+
+
+def undo_destination_attachments(context, bdms, previous):
+    """Destination side: delete the attachments made for this host and
+    point the BDMs at the source's again. ``previous``:
+    ``{volume_id: (attachment id, connection info)}``."""
+    api = volumes.volume_api()
+    for bdm in bdms:
+        if bdm.volume_id not in previous:
+            continue
+        old_id, old_info = previous[bdm.volume_id]
+        _switch_back(api, context, bdm, old_id, old_info)
+
+
+def complete_attachments(context, bdms):
+    """Destination side: the volumes are connected here (after the
+    driver's pre_live_migration)."""
+    api = volumes.volume_api()
+    if api is None:
+        return
+    for bdm in _attached(bdms):
+        api.attachment_complete(context, bdm.attachment_id)
+
+
+def delete_source_attachments(context, instance, source_bdms):
+    """Source side, the guest runs on the destination: the source
+    attachments go (the BDMs name the destination's)."""
+    api = volumes.volume_api()
+    if api is None:
+        return
+    for bdm in _attached(source_bdms):
+        try:
+            api.attachment_delete(context, bdm.attachment_id)
+        except Exception:  # noqa: BLE001 - the guest has moved anyway
+            LOG.exception("Could not delete the source attachment %s of "
+                          "volume %s (instance %s)", bdm.attachment_id,
+                          bdm.volume_id, instance.uuid)
+
+
+def restore_source_attachments(context, instance, source_bdms):
+    """Source side, the guest stayed: BDMs switched to a destination
+    attachment get the source's back, the destination's is deleted."""
+    if not source_bdms:
+        return
+    api = volumes.volume_api()
+    original = {b.volume_id: b for b in source_bdms}
+    for bdm in volume_bdms(context, instance):
+        src = original.get(bdm.volume_id)
+        if src is None or (bdm.attachment_id == src.attachment_id and
+                           bdm.connection_info == src.connection_info):
+            continue
+        try:
+            _switch_back(api, context, bdm, src.attachment_id,
+                         src.connection_info)
+        except Exception:  # noqa: BLE001 - the rollback must finish
+            LOG.exception("Could not restore the attachment of volume %s "
+                          "(instance %s)", bdm.volume_id, instance.uuid)
+
+
+def _switch_back(api, context, bdm, attachment_id, connection_info):
+    if api is not None and bdm.attachment_id and \
+            bdm.attachment_id != attachment_id:
+        try:
+            api.attachment_delete(context, bdm.attachment_id)
+        except Exception:  # noqa: BLE001 - the BDM must be restored
+            LOG.exception("Could not delete attachment %s of volume %s",
+                          bdm.attachment_id, bdm.volume_id)
+    bdm.attachment_id = attachment_id
+    bdm.connection_info = connection_info
+    bdm.save()
