@@ -213,8 +213,9 @@ class ComputeManager(manager.Manager):
 
     @manager.periodic(spacing=60)
     def _error_out_abandoned_builds(self, context):
-        """BUILDING here with no build running: ERROR with a fault."""
-        return recovery.error_out_abandoned_builds(self, context)
+        """BUILDING here with no build running: ERROR with a fault (looked
+        for at once after a build lost its outcome, else every 10 min)."""
+        return recovery.error_out_abandoned_builds_if_due(self, context)
 
     @manager.periodic(spacing=600)
     def _remove_deleted_instances_allocations(self, context):

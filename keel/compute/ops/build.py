@@ -30,6 +30,7 @@ from keel.compute.ops import build_resources
 from keel.compute.ops import cleanup
 from keel.compute.ops import group_policy
 from keel.compute.ops import notify
+from keel.compute.ops import recovery
 from keel.compute.ops import states
 from keel.compute.ops import volumes
 from keel.conf import CONF
@@ -76,6 +77,8 @@ def _give_up(build, exc, exc_info, delays=(0, 2, 5)):
     the server does not sit in BUILD until the conductor's safety net
     finds it. Retried a few times; only a build still BUILDING and not
     being deleted is touched."""
+    # Whatever happens here, the host's abandoned-build sweep looks next.
+    recovery.note_lost_outcome(build.mgr)
     for delay in delays:
         time.sleep(delay)
         try:

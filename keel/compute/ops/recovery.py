@@ -15,6 +15,8 @@ through Placement: consumers of this host's providers still BUILDING and
 not on this host go to ERROR too (Nova's
 _error_out_instances_whose_build_was_interrupted).
 """
+import time
+
 from oslo_log import log as logging
 
 from keel.compute import faults
@@ -145,6 +147,41 @@ def error_out_timed_out_builds(mgr, context, timeout):
 
 _ABANDONED = ("The build was abandoned: this host lost track of it (an "
               "error while recording its outcome).")
+
+
+# A build that fails to write its outcome says so (note_lost_outcome) and
+# the next run looks at once; otherwise an instance BUILDING here with no
+# build running can only come from outside this process (a restored
+# database, a copy of this host that died), which a slower look finds.
+FULL_CHECK_SECONDS = 600
+
+
+def note_lost_outcome(mgr):
+    mgr.abandoned_check_due = True
+
+
+def abandoned_check_due(mgr, now):
+    last = getattr(mgr, "abandoned_checked_at", None)
+    return (getattr(mgr, "abandoned_check_due", False) or last is None
+            or now - last >= FULL_CHECK_SECONDS)
+
+
+def error_out_abandoned_builds_if_due(mgr, context):
+    """The periodic form of error_out_abandoned_builds: one query per
+    host every FULL_CHECK_SECONDS unless a build lost its outcome."""
+    now = time.monotonic()
+    if not abandoned_check_due(mgr, now):
+        return []
+    # Cleared before the query: a build losing its outcome meanwhile
+    # asks for the next run.
+    mgr.abandoned_check_due = False
+    try:
+        abandoned = error_out_abandoned_builds(mgr, context)
+    except Exception:
+        mgr.abandoned_check_due = True
+        raise
+    mgr.abandoned_checked_at = now
+    return abandoned
 
 
 def _in_flight(mgr):

@@ -55,6 +55,10 @@ class ResourceTracker(claims.InstanceClaims):
         self.is_service_disabled = None
         # Updates for one node never interleave (periodic task vs. claims).
         self._lock = threading.RLock()
+        # The driver's node list whose records were last found to have no
+        # vanished sibling; while the driver reports the same list, the
+        # host's records are not re-read every period.
+        self._nodes_checked = None
 
     @property
     def reportclient(self):
@@ -94,11 +98,15 @@ class ResourceTracker(claims.InstanceClaims):
             LOG.warning("Driver reported no nodes for %s; keeping records",
                         self.host)
             return
+        reported = frozenset(nodenames)
+        if reported == self._nodes_checked:
+            return
         try:
             in_db = objects.ComputeNodeList.get_all_by_host(context,
                                                             self.host)
         except exception.ComputeHostNotFound:
             return
+        kept = False
         for cn in in_db:
             if cn.hypervisor_hostname in nodenames:
                 continue
@@ -110,11 +118,14 @@ class ResourceTracker(claims.InstanceClaims):
                 LOG.warning("Node %s is gone but its provider %s could not "
                             "be deleted (%s); keeping its record",
                             cn.hypervisor_hostname, cn.uuid, exc)
+                kept = True
                 continue
             cn.destroy()
             self.compute_nodes.pop(cn.hypervisor_hostname, None)
             LOG.info("Deleted compute node record and provider of vanished "
                      "node %s (%s)", cn.hypervisor_hostname, cn.uuid)
+        # A vanished node still holding allocations is retried next period.
+        self._nodes_checked = None if kept else reported
 
     def _update_available_resource_for_node(self, context, nodename,
                                             startup):

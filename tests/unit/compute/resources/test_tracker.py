@@ -280,3 +280,33 @@ def test_nodes_of_one_host_and_vanished_node_cleanup(ctx):
     drv.nodes = []
     tracker.update_available_resource(ctx)
     objects.ComputeNode.get_by_host_and_nodename(ctx, drv.host, nodes[0])
+
+
+def test_unchanged_node_list_does_not_reread_the_host_records(ctx,
+                                                              monkeypatch):
+    client, _adapter = _client()
+    suffix = uuid.uuid4().hex[:6]
+    nodes = ["kn1-" + suffix, "kn2-" + suffix]
+    drv = MultiNodeDriver(nodes, host="steady-" + suffix, conf=CONF)
+    tracker = rt_mod.ResourceTracker(drv.host, drv, client)
+    reads = []
+    real = objects.ComputeNodeList.get_all_by_host
+
+    def counting(context, host, *args, **kwargs):
+        reads.append(host)
+        return real(context, host, *args, **kwargs)
+    monkeypatch.setattr(objects.ComputeNodeList, "get_all_by_host",
+                        counting)
+    tracker.update_available_resource(ctx, startup=True)
+    tracker.update_available_resource(ctx)
+    tracker.update_available_resource(ctx)
+    assert reads == [drv.host]
+
+    # The driver dropping a node is looked at (and acted on) at once.
+    uuid_gone = tracker.get_node_uuid(nodes[1])
+    drv.nodes = [nodes[0]]
+    tracker.update_available_resource(ctx)
+    assert reads == [drv.host, drv.host]
+    assert client.placement.get_provider(ctx, uuid_gone) is None
+    tracker.update_available_resource(ctx)
+    assert reads == [drv.host, drv.host]
