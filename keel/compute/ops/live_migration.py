@@ -102,8 +102,8 @@ def pre_live_migration(mgr, context, instance, block_migration, disk,
     network_info = cleanup.network_info_of(instance)
     _notify(context, instance, mgr.host, "live_migration_pre", "start")
     bdms = lm_volumes.volume_bdms(context, instance)
-    previous = lm_volumes.create_destination_attachments(mgr, context,
-                                                         instance, bdms)
+    previous = lm_volumes.create_destination_attachments(
+        mgr, context, instance, bdms, migrate_data)
     try:
         migrate_data = mgr.driver.pre_live_migration(
             context, instance, lm_volumes.block_device_info(bdms),

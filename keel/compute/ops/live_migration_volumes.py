@@ -45,7 +45,17 @@ def block_device_info(bdms):
     return {"block_device_mapping": mapping} if mapping else None
 
 
-def create_destination_attachments(mgr, context, instance, bdms):
+def _connector(driver, instance, migrate_data):
+    # A driver whose one compute service spans several nodes (KubeVirt)
+    # names the destination node from the migration's data.
+    hook = getattr(driver, "get_live_migration_volume_connector", None)
+    if hook is not None:
+        return hook(instance, migrate_data)
+    return driver.get_volume_connector(instance)
+
+
+def create_destination_attachments(mgr, context, instance, bdms,
+                                   migrate_data=None):
     """Destination side: a new attachment per volume for this host, the
     BDMs switched to it. Returns what undo_destination_attachments needs
     (``{volume_id: (source attachment id, connection info)}``); on
@@ -58,7 +68,7 @@ def create_destination_attachments(mgr, context, instance, bdms):
         return {}
     previous = {}
     try:
-        connector = mgr.driver.get_volume_connector(instance)
+        connector = _connector(mgr.driver, instance, migrate_data)
         for bdm in attached:
             attachment = api.attachment_create(
                 context, bdm.volume_id, instance.uuid, connector=connector,

@@ -333,6 +333,13 @@ class KubeVirtDriver(driver.ComputeDriver):
     def get_volume_connector(self, instance):
         return volumes.connector(self, instance)
 
+    def get_live_migration_volume_connector(self, instance, migrate_data):
+        """The destination node's connector: the guest still runs on the
+        source node while the compute (the same service for both nodes)
+        prepares its volumes there."""
+        return volumes.connector(
+            self, instance, migration.dest_node(migrate_data, None))
+
     def attach_volume(self, context, connection_info, instance, mountpoint,
                       disk_bus=None, device_type=None, encryption=None):
         # Nova's mountpoint is a hint KubeVirt cannot honour: the target

@@ -35,6 +35,17 @@ def _checks(drv, guest, dest="node-2"):
     return drv.check_can_live_migrate_source(None, guest, data)
 
 
+def test_volume_connector_of_a_migration_names_the_destination_node(
+        sim, drv, guest):
+    node = sim.get("VirtualMachineInstance", NS, guest.uuid)["status"][
+        "nodeName"]
+    assert node != "node-2"
+    assert drv.get_volume_connector(guest)["host"] == node
+    dest = drv.get_live_migration_volume_connector(guest, _checks(drv, guest))
+    assert (dest["host"], dest["initiator"]) == (
+        "node-2", "iqn.2004-10.io.kubevirt:node-2")
+
+
 def test_live_migration_moves_the_guest_and_repins_it(sim, drv, guest):
     data = _checks(drv, guest)
     calls = Calls()

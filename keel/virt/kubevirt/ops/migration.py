@@ -6,6 +6,16 @@ the target pod's node selector.  Progress comes from the VMI's
 ``status.migrationState`` through the VMI watch; abort deletes the
 migration object.  Once the guest runs on the destination, the VM template
 is re-pinned there so a later restart stays on the node Nova accounts it to.
+
+Cinder volumes need nothing from the driver: their static PV and the PVC
+bound to it are cluster-wide and ReadWriteMany, so KubeVirt's target pod
+mounts the same claim on the destination node.  The compute manager still
+gives the destination its own Cinder attachment (as Nova), made with the
+destination node's connector (``get_live_migration_volume_connector``) so
+the export reaches that node.  The PV keeps the connection info of the
+first attachment: a backend exporting a volume under a different target
+per host would need the PV re-created, which a claim in use does not
+allow (not handled).
 """
 import logging
 
@@ -20,7 +30,7 @@ LOG = logging.getLogger(__name__)
 MIGRATION = kube.MIGRATION
 
 
-def _dest_node(migrate_data, dest):
+def dest_node(migrate_data, dest):
     if isinstance(migrate_data, dict) and migrate_data.get("dest_node"):
         return migrate_data["dest_node"]
     return getattr(migrate_data, "dest_node", None) or dest
@@ -54,7 +64,7 @@ def check_source(drv, instance, dest_check_data):
 
 def migrate(drv, context, instance, dest, post_method, recover_method,
             block_migration, migrate_data):
-    node = _dest_node(migrate_data, dest)
+    node = dest_node(migrate_data, dest)
     body = {"apiVersion": "kubevirt.io/v1",
             "kind": "VirtualMachineInstanceMigration",
             "metadata": {"generateName": "%s-migration-" % instance.uuid,

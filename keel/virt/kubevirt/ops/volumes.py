@@ -241,10 +241,11 @@ def detach(drv, instance, connection_info):
                      drv.conf.kubevirt.delete_timeout)
 
 
-def connector(drv, instance):
-    """What Cinder exports to: the Kubernetes node the guest runs on."""
+def connector(drv, instance, node=None):
+    """What Cinder exports to: the Kubernetes node the guest runs on (or
+    ``node``, a live migration's destination)."""
     vmi = drv.guests.vmi(instance.uuid)
-    node = ((vmi or {}).get("status") or {}).get("nodeName") or \
+    node = node or ((vmi or {}).get("status") or {}).get("nodeName") or \
         field(instance, "node", None) or drv.host
     return {"host": node, "ip": drv.conf.my_ip, "platform": "x86_64",
             "os_type": "linux", "multipath": False,
