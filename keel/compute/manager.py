@@ -143,8 +143,12 @@ class ComputeManager(manager.Manager):
         self._update_available_resource(ctxt, startup=True)
         if self.driver is not None:
             try:
-                recovery.init_instances(self, ctxt)
-                self._remove_deleted_instances_allocations(ctxt)
+                # One read of each node's allocations serves both sweeps.
+                allocations = {}
+                recovery.init_instances(self, ctxt, allocations)
+                if self.rt is not None:
+                    self.rt.remove_deleted_instances_allocations(
+                        ctxt, allocations)
             except Exception:  # noqa: BLE001 - the service must still start
                 LOG.exception("Start-up recovery of %s failed", self.host)
         self._update_scheduler_instance_info(ctxt)

@@ -66,7 +66,14 @@ def _cache_network_info(instance, nw_info):
     from keel import objects
     if instance.obj_attr_is_set("info_cache") and \
             instance.info_cache is not None:
-        instance.info_cache.network_info = nw_info
+        cache = instance.info_cache
+        if cache.obj_attr_is_set("network_info") and \
+                "network_info" not in cache.obj_what_changed() and \
+                cache.network_info == nw_info:
+            # The network API saved exactly this already: rewriting it
+            # with the next save would be a second write of the same row.
+            return
+        cache.network_info = nw_info
     else:
         instance.info_cache = objects.InstanceInfoCache(
             instance_uuid=instance.uuid, network_info=nw_info)

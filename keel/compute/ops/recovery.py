@@ -32,8 +32,10 @@ _INTERRUPTED = ("The build was interrupted: its compute service stopped "
                 "before the instance was ready.")
 
 
-def init_instances(mgr, context):
-    """Recover every instance of this host; returns the uuids seen."""
+def init_instances(mgr, context, allocations_by_node=None):
+    """Recover every instance of this host; returns the uuids seen.
+    ``allocations_by_node`` (a dict) receives the node providers'
+    allocations read on the way, for the rest of the start-up."""
     instances = objects.InstanceList.get_by_host(
         context, mgr.host, expected_attrs=["info_cache"])
     for instance in instances:
@@ -42,7 +44,7 @@ def init_instances(mgr, context):
         except Exception:  # noqa: BLE001 - one instance must not stop start
             LOG.exception("Failed to recover instance %s", instance.uuid)
     seen = {inst.uuid for inst in instances}
-    error_out_interrupted_builds(mgr, context, seen)
+    error_out_interrupted_builds(mgr, context, seen, allocations_by_node)
     return seen
 
 
@@ -87,7 +89,8 @@ def _error_out(context, instance, host):
     cleanup.set_error_state(instance, clean_task_state=True)
 
 
-def error_out_interrupted_builds(mgr, context, handled):
+def error_out_interrupted_builds(mgr, context, handled,
+                                 allocations_by_node=None):
     """ERROR for builds this host was given but never bound (one Placement
     read per node, one query for all the candidates)."""
     if mgr.rt is None:
@@ -101,6 +104,8 @@ def error_out_interrupted_builds(mgr, context, handled):
             LOG.warning("Could not read the allocations of node %s: %s",
                         cn.hypervisor_hostname, exc)
             continue
+        if allocations_by_node is not None:
+            allocations_by_node[cn.uuid] = allocations
         consumers.update(allocations)
     consumers -= set(handled)
     if not consumers:

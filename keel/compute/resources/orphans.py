@@ -15,13 +15,17 @@ from keel import objects
 LOG = logging.getLogger(__name__)
 
 
-def remove_deleted_instances_allocations(context, reportclient, cn):
-    try:
-        consumers = reportclient.placement.get_provider_allocations(
-            context, cn.uuid)
-    except Exception as exc:  # noqa: BLE001 - next refresh tries again
-        LOG.debug("Could not read allocations of %s: %s", cn.uuid, exc)
-        return []
+def remove_deleted_instances_allocations(context, reportclient, cn,
+                                         consumers=None):
+    """``consumers``: the node provider's allocations when the caller has
+    just read them (the start-up recovery), so they are not read twice."""
+    if consumers is None:
+        try:
+            consumers = reportclient.placement.get_provider_allocations(
+                context, cn.uuid)
+        except Exception as exc:  # noqa: BLE001 - next refresh tries again
+            LOG.debug("Could not read allocations of %s: %s", cn.uuid, exc)
+            return []
     if not consumers:
         return []
     deleted = objects.InstanceList.get_by_filters(

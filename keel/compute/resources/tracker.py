@@ -79,14 +79,17 @@ class ResourceTracker(claims.InstanceClaims):
                                                      startup)
         self._remove_orphan_nodes(context, nodenames)
 
-    def remove_deleted_instances_allocations(self, context):
+    def remove_deleted_instances_allocations(self, context,
+                                             consumers_by_node=None):
         """Free allocations deleted instances left on this host's nodes
         (a separate, slower period than the refresh: it always reads
-        Placement, while an unchanged refresh reads nothing)."""
+        Placement, while an unchanged refresh reads nothing).
+        ``consumers_by_node``: {node uuid: allocations} already read."""
         removed = []
+        known = consumers_by_node or {}
         for cn in list(self.compute_nodes.values()):
             removed += orphans.remove_deleted_instances_allocations(
-                context, self.reportclient, cn)
+                context, self.reportclient, cn, known.get(cn.uuid))
         return removed
 
     def _remove_orphan_nodes(self, context, nodenames):

@@ -107,3 +107,36 @@ def test_allocations_of_deleted_instances_are_freed(ctx):  # noqa: F811
     assert set(left) == {uuids["alive"], uuids["no_row"]}
     for name in ("alive", "no_row"):
         placement.delete_allocations(ctx, uuids[name])
+
+
+def test_startup_reads_each_node_allocations_once(ctx):  # noqa: F811
+    """init_host: the interrupted-build sweep and the deleted-instance
+    sweep share one read of the node's allocations."""
+    import uuid
+    from keel.compute import manager as compute_manager
+
+    class Scheduler(object):
+        def update_instance_info(self, *args):
+            pass
+
+    driver = _host("startup")
+    client, adapter = _client()
+    mgr = compute_manager.ComputeManager(driver.host, driver=driver,
+                                         reportclient=client,
+                                         scheduler_client=Scheduler())
+    mgr.rt.update_available_resource(ctx, startup=True)
+    node = mgr.rt.get_node_uuid(driver.nodename)
+    gone = str(uuid.uuid4())
+    assert client.placement.put_allocations(
+        ctx, gone, {node: {"resources": {"MEMORY_MB": 64}}}, "p", "u",
+        None).status_code == 204
+    inst = objects.Instance(ctx, uuid=gone, project_id="p", user_id="u",
+                            host=driver.host)
+    inst.create()
+    inst.destroy()
+    adapter.reset()
+    mgr.init_host()
+    reads = [u for m, u, _h in adapter.calls
+             if m == "GET" and u.endswith("/%s/allocations" % node)]
+    assert len(reads) == 1
+    assert client.placement.get_provider_allocations(ctx, node) == {}
