@@ -8,7 +8,6 @@ Nova's 400/404/409 answers.
 """
 import pytest
 
-from keel.clients import cinder as cinder_client
 from keel.conf import CONF
 from keel import context as keel_context
 from keel.notifications.testing import notification_capture  # noqa: F401
@@ -24,15 +23,8 @@ PROJECT = power.PROJECT
 
 @pytest.fixture
 def cinder(cloud):  # noqa: F811
-    sim = cinder_sim.CinderSim().serve()
-    CONF.set_override("endpoint_template", sim.endpoint, group="cinder")
-    CONF.set_override("http_retries", 0, group="cinder")
-    cinder_client.reset()
-    yield sim
-    sim.stop()
-    CONF.clear_override("endpoint_template", group="cinder")
-    CONF.clear_override("http_retries", group="cinder")
-    cinder_client.reset()
+    with cinder_sim.configured(CONF) as sim:
+        yield sim
 
 
 def req(cloud, u, method="GET", body=None, version="2.89", vol=None):  # noqa: F811

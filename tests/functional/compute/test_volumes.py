@@ -2,7 +2,6 @@
 simulator (keel's Cinder client, 3.44 attachment flow)."""
 import pytest
 
-from keel.clients import cinder
 from keel.compute import rpcapi as compute_rpcapi
 from keel.conf import CONF
 from keel import objects
@@ -14,17 +13,10 @@ from tests.functional.fixtures_services import wait_for
 
 @pytest.fixture
 def sim():
-    server = cinder_sim.CinderSim().serve()
-    CONF.set_override("endpoint_template", server.endpoint, group="cinder")
-    CONF.set_override("http_retries", 0, group="cinder")
     CONF.set_override("block_device_allocate_retries_interval", 0)
-    cinder.reset()
-    yield server
-    server.stop()
-    for name in ("endpoint_template", "http_retries"):
-        CONF.clear_override(name, group="cinder")
+    with cinder_sim.configured(CONF) as server:
+        yield server
     CONF.clear_override("block_device_allocate_retries_interval")
-    cinder.reset()
 
 
 def _bdm(ctxt, inst, **kw):

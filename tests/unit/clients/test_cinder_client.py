@@ -14,15 +14,8 @@ CONNECTOR = {"host": "host1", "initiator": "iqn.1993-08.org.debian:01:abc",
 
 @pytest.fixture
 def sim():
-    server = cinder_sim.CinderSim().serve()
-    CONF.set_override("endpoint_template", server.endpoint, group="cinder")
-    CONF.set_override("http_retries", 0, group="cinder")
-    cinder.reset()
-    yield server
-    server.stop()
-    CONF.clear_override("endpoint_template", group="cinder")
-    CONF.clear_override("http_retries", group="cinder")
-    cinder.reset()
+    with cinder_sim.configured(CONF) as server:
+        yield server
 
 
 @pytest.fixture
