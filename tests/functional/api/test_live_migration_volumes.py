@@ -65,6 +65,14 @@ def test_volume_attachment_moves_to_the_destination(cloud, cinder):  # noqa: F81
     assert bdm.attachment_id == new_id
     assert '"initiator": "fake"' in bdm.connection_info
     assert attachment_shown(cloud, u, vol) == new_id
+    # A detach now goes to the destination and ends its attachment.
+    resp = call(cloud.app,
+                f"/v2.1/servers/{u}/os-volume_attachments/{vol}",
+                method="DELETE",
+                headers={"OpenStack-API-Version": "compute 2.89"})
+    assert resp.status_int == 202, resp.text
+    assert wait_for(lambda: cinder.volumes[vol]["status"] == "available")
+    assert attachments(cinder, vol) == {}
 
 
 def _assert_restored(cloud, sim, u, vol, source_id):  # noqa: F811
