@@ -74,16 +74,13 @@ class ConductorManager(manager.Manager):
     def object_action(self, context, objinst, objmethod, args, kwargs):
         """Run ``objinst.objmethod``; return (changed fields, result) so the
         caller can apply the changes to its own copy."""
-        before = objinst.obj_clone()
+        before = objects_base.snapshot_fields(objinst)
         result = self._dispatch(objinst, objmethod, args, kwargs)
         updates = {}
-        for name, field in objinst.fields.items():
-            if not objinst.obj_attr_is_set(name):
-                continue
-            if (not before.obj_attr_is_set(name)
-                    or getattr(before, name) != getattr(objinst, name)):
-                updates[name] = field.to_primitive(objinst, name,
-                                                   getattr(objinst, name))
+        for name in objects_base.fields_changed_since(objinst, before):
+            field = objinst.fields[name]
+            updates[name] = field.to_primitive(objinst, name,
+                                               getattr(objinst, name))
         updates["obj_what_changed"] = objinst.obj_what_changed()
         return updates, result
 

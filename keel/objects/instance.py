@@ -386,20 +386,44 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                     and cache.network_info is not None:
                 network_info = fields.NetworkModel.to_primitive(
                     cache, "network_info", cache.network_info)
-            s.add(models.InstanceInfoCache(instance_uuid=uuid,
-                                           network_info=network_info))
-            for tag in (changes.get("tags") or ()):
-                s.add(models.Tag(resource_id=uuid, tag=tag.tag))
+            cache_row = models.InstanceInfoCache(instance_uuid=uuid,
+                                                 network_info=network_info)
+            s.add(cache_row)
+            tag_rows = [models.Tag(resource_id=uuid, tag=tag.tag)
+                        for tag in (changes.get("tags") or ())]
+            s.add_all(tag_rows)
             s.flush()
-            expected = [a for a in INSTANCE_DEFAULT_FIELDS + ("tags",)
-                        if a in changes or a in ("info_cache",)]
-            row = instance_db.get_by_uuid(s, self._context, uuid, expected)
-            kept = {n: getattr(self, n) for n in INSTANCE_EXTRA_FIELDS +
-                    _FLAVORS if self.obj_attr_is_set(n)}
-            self._from_db_object(self._context, self, row, expected)
-            for name, value in kept.items():
-                setattr(self, name, value)
+            # What was written is what a re-read would return: the rows'
+            # columns are all known after the flush (python-side defaults,
+            # the new id), so no SELECTs to fill the object back.
+            self._from_new_rows(row, cache_row, tag_rows, changes)
         self.obj_reset_changes(recursive=True)
+
+    def _from_new_rows(self, row, cache_row, tag_rows, changes):
+        from keel import objects
+
+        context = self._context
+        h.copy_columns(self, row, skip=_NOT_COLUMNS)
+        self.deleted = False
+        self.cleaned = bool(row.cleaned)
+        for name, default in (("locked", False), ("disable_terminate", False),
+                              ("shutdown_terminate", False),
+                              ("hidden", False), ("auto_disk_config", False)):
+            if getattr(self, name) is None:
+                setattr(self, name, default)
+        if "metadata" in changes:
+            self.metadata = dict(changes["metadata"])
+        if "system_metadata" in changes:
+            self.system_metadata = dict(changes["system_metadata"])
+        self.info_cache = objects.InstanceInfoCache._from_db_object(
+            context, objects.InstanceInfoCache(), cache_row)
+        if "security_groups" in changes:
+            # Not persisted by keel (Neutron owns security groups).
+            self.security_groups = objects.SecurityGroupList(objects=[])
+        if "tags" in changes:
+            self.tags = base.obj_make_list(
+                context, objects.TagList(context), objects.Tag,
+                sorted(tag_rows, key=lambda t: t.tag))
 
     @base.remotable
     def save(self, expected_vm_state=None, expected_task_state=None,
@@ -423,6 +447,10 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             values[name] = value
         if "cleaned" in changes:
             values["cleaned"] = int(bool(self.cleaned))
+        if values and "updated_at" not in values:
+            # Stamped here rather than by the column's onupdate, so the
+            # object learns it without reading the row back.
+            values["updated_at"] = timeutils.utcnow()
         extra_names = [n for n in changes
                        if n in _EXTRA_BLOBS or n in _FLAVORS]
         # instance.update after every save, as Nova, only when
@@ -460,10 +488,8 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                     self.system_metadata)
             if "info_cache" in changes and self.info_cache is not None:
                 self.info_cache._save_in_session(s)
-            row = s.execute(sa.select(models.Instance.updated_at)
-                            .where(models.Instance.uuid == self.uuid)).first()
-        if row is not None:
-            self.updated_at = row[0]
+        if "updated_at" in values:
+            self.updated_at = values["updated_at"]
         self.obj_reset_changes(recursive=True)
         if old_states is not None:
             self._send_update(old_states)

@@ -48,15 +48,13 @@ class SerializingConductor:
         objinst = self._wire(objinst)
         args, kwargs = self._wire(list(args)), self._wire(kwargs)
         with self._conductor_side():
-            old = objinst.obj_clone()
+            old = base.snapshot_fields(objinst)
             result = getattr(objinst, objmethod)(*args, **kwargs)
         updates = {}
-        for name, field in objinst.fields.items():
-            if objinst.obj_attr_is_set(name) and (
-                    not old.obj_attr_is_set(name) or
-                    getattr(old, name) != getattr(objinst, name)):
-                updates[name] = field.to_primitive(objinst, name,
-                                                   getattr(objinst, name))
+        for name in base.fields_changed_since(objinst, old):
+            field = objinst.fields[name]
+            updates[name] = field.to_primitive(objinst, name,
+                                               getattr(objinst, name))
         updates["obj_what_changed"] = objinst.obj_what_changed()
         return updates, self._wire(result)
 

@@ -1,0 +1,109 @@
+"""Instance.create and Instance.save leave the object as a re-read would,
+without the SELECTs of a re-read (they run on every boot)."""
+import contextlib
+import datetime
+
+import sqlalchemy as sa
+
+from keel.db import session
+from keel import objects
+from tests.unit.objects.test_instance_db import _instance
+
+_ALL = ["metadata", "system_metadata", "info_cache", "tags", "flavor",
+        "security_groups"]
+
+
+@contextlib.contextmanager
+def _statements():
+    seen = []
+
+    def hook(conn, cursor, statement, *args):
+        verb = statement.split(None, 1)[0].upper()
+        if verb not in ("BEGIN", "COMMIT", "ROLLBACK"):
+            seen.append(verb)
+
+    engine = session.cell_engine()
+    sa.event.listen(engine, "before_cursor_execute", hook)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", hook)
+
+
+def _naive(value):
+    if isinstance(value, datetime.datetime):
+        return value.replace(tzinfo=None)
+    return value
+
+
+def _same_as_reread(ctx, inst):
+    got = objects.Instance.get_by_uuid(ctx, inst.uuid, expected_attrs=_ALL)
+    for name in inst.fields:
+        if name in ("flavor", "old_flavor", "new_flavor"):
+            continue
+        if name not in _ALL:
+            assert inst.obj_attr_is_set(name) == got.obj_attr_is_set(name), \
+                name
+        if not got.obj_attr_is_set(name) or not inst.obj_attr_is_set(name):
+            continue
+        mine, theirs = getattr(inst, name), getattr(got, name)
+        if name == "info_cache":
+            mine, theirs = ([mine.network_info, mine.instance_uuid,
+                             mine.deleted],
+                            [theirs.network_info, theirs.instance_uuid,
+                             theirs.deleted])
+        elif name == "tags":
+            mine = [(t.resource_id, t.tag) for t in mine]
+            theirs = [(t.resource_id, t.tag) for t in theirs]
+        elif name == "security_groups":
+            mine, theirs = len(mine), len(theirs)
+        assert _naive(mine) == _naive(theirs), name
+
+
+def test_create_writes_without_reading_back(ctx):
+    with _statements() as seen:
+        inst = _instance(ctx, tags=objects.TagList(objects=[
+            objects.Tag(tag="red"), objects.Tag(tag="blue")]))
+    assert "SELECT" not in seen, seen
+    assert inst.id and not inst.obj_what_changed()
+    assert [t.tag for t in inst.tags] == ["blue", "red"]
+    assert inst.info_cache.network_info == [] and not inst.deleted
+    assert inst.created_at is not None and inst.updated_at is None
+    _same_as_reread(ctx, inst)
+
+
+def test_save_stamps_updated_at_without_reading_back(ctx):
+    inst = _instance(ctx)
+    inst.vm_state = "active"
+    inst.task_state = None
+    with _statements() as seen:
+        inst.save(expected_task_state=["scheduling"])
+    assert seen == ["UPDATE"], seen
+    assert inst.updated_at is not None and not inst.obj_what_changed()
+    _same_as_reread(ctx, inst)
+    # Nothing changed: a state check only, updated_at left alone.
+    stamp = inst.updated_at
+    with _statements() as seen:
+        inst.save(expected_vm_state=["active"])
+    assert seen == ["UPDATE"] and inst.updated_at == stamp
+
+
+def test_info_cache_save_is_one_update(ctx):
+    inst = _instance(ctx)
+    cache = objects.InstanceInfoCache.get_by_instance_uuid(ctx, inst.uuid)
+    cache.network_info = [{"id": "port-1", "address": "fa:16:3e:00:00:01"}]
+    with _statements() as seen:
+        cache.save()
+    assert seen == ["UPDATE"], seen
+    got = objects.InstanceInfoCache.get_by_instance_uuid(ctx, inst.uuid)
+    assert [vif["id"] for vif in cache.network_info] == ["port-1"]
+    assert got.network_info == cache.network_info
+    assert _naive(got.updated_at) == _naive(cache.updated_at)
+    assert not cache.obj_what_changed() and not cache.deleted
+    # Through Instance.save as well (the compute's usual path).
+    inst.info_cache.network_info = []
+    with _statements() as seen:
+        inst.save()
+    assert seen == ["UPDATE", "UPDATE"], seen
+    assert objects.InstanceInfoCache.get_by_instance_uuid(
+        ctx, inst.uuid).network_info == []
