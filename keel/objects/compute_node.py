@@ -1,4 +1,6 @@
 """Objects: ComputeNode, ComputeNodeList (the compute_nodes table)."""
+import functools
+
 from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -193,6 +195,31 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
             h.soft_delete_row(row)
 
 
+@functools.lru_cache(maxsize=8)
+def _scheduling_query(binary, by_uuid):
+    """The statement of ``get_scheduling_rows``, built once."""
+    node, svc = models.ComputeNode, models.Service
+    heartbeat = sa.type_coerce(
+        sa.func.coalesce(svc.last_seen_up, svc.created_at),
+        sa.DateTime()).label("last_seen_up")
+    query = (sa.select(
+        node.uuid,
+        sa.func.coalesce(node.updated_at, node.created_at).label(
+            "node_version"),
+        node.host, svc.id, svc.uuid.label("service_uuid"),
+        svc.disabled, svc.disabled_reason, svc.forced_down, heartbeat,
+        svc.version)
+        .select_from(node)
+        .outerjoin(svc, sa.and_(svc.host == node.host,
+                                svc.binary == binary,
+                                svc.deleted == 0))
+        .where(node.deleted == 0))
+    if by_uuid:
+        query = query.where(
+            node.uuid.in_(sa.bindparam("uuids", expanding=True)))
+    return query
+
+
 @base.KeelObjectRegistry.register
 class ComputeNodeList(base.ObjectListBase, base.KeelObject):
     VERSION = '1.17'
@@ -274,42 +301,31 @@ class ComputeNodeList(base.ObjectListBase, base.KeelObject):
                             binary="nova-compute"):
         """``{uuid: (version, host, service)}`` of the live nodes, from one
         query joining each node to its compute service: ``version`` is the
-        node's updated_at or created_at (a reader reloads a node only when
-        it moves), ``service`` a dict of what liveness checks read, or None
-        when the node has no live service.  The heartbeat is one coalesced
-        column so each row parses one timestamp, not three (the scheduler
-        reads a thousand rows per request)."""
-        node, svc = models.ComputeNode, models.Service
-        heartbeat = sa.type_coerce(
-            sa.func.coalesce(svc.last_seen_up, svc.created_at),
-            sa.DateTime()).label("last_seen_up")
-        query = (sa.select(
-            node.uuid, sa.type_coerce(
-                sa.func.coalesce(node.updated_at, node.created_at),
-                sa.DateTime()).label("node_version"),
-            node.host, svc.id, svc.uuid.label("service_uuid"),
-            svc.disabled, svc.disabled_reason, svc.forced_down, heartbeat,
-            svc.version)
-            .select_from(node)
-            .outerjoin(svc, sa.and_(svc.host == node.host,
-                                    svc.binary == binary,
-                                    svc.deleted == 0))
-            .where(node.uuid.in_(sa.bindparam("uuids", expanding=True)),
-                   node.deleted == 0))
+        node's updated_at or created_at as the database returns it (a
+        reader reloads a node only when it moves), ``service`` a dict of
+        what liveness checks read, or None when the node has no live
+        service.  The heartbeat is one coalesced column so each row parses
+        one timestamp, not three (the scheduler reads a thousand rows per
+        request).  ``compute_uuids`` None reads every node of the cell:
+        cheaper than a thousand-entry IN list when the caller wants most."""
+        query = _scheduling_query(binary, compute_uuids is not None)
+        params = {} if compute_uuids is None else {
+            "uuids": list(compute_uuids)}
         found = {}
         with h.cell_reader(context) as s:
-            for row in s.execute(query, {"uuids": list(compute_uuids)}):
+            # Unpacked as tuples: access by name costs more per row than
+            # the query itself.
+            for (uuid, version, host, svc_id, svc_uuid, disabled, reason,
+                 forced_down, seen, svc_version) in s.execute(query, params):
                 service = None
-                if row.id is not None:
+                if svc_id is not None:
                     service = {
-                        "id": row.id, "uuid": row.service_uuid,
-                        "host": row.host, "binary": binary,
-                        "disabled": row.disabled,
-                        "disabled_reason": row.disabled_reason,
-                        "forced_down": row.forced_down,
-                        "last_seen_up": row.last_seen_up,
-                        "version": row.version}
-                found[row.uuid] = (row.node_version, row.host, service)
+                        "id": svc_id, "uuid": svc_uuid, "host": host,
+                        "binary": binary, "disabled": disabled,
+                        "disabled_reason": reason,
+                        "forced_down": forced_down, "last_seen_up": seen,
+                        "version": svc_version}
+                found[uuid] = (version, host, service)
         return found
 
     @classmethod

@@ -53,7 +53,20 @@ class HostState:
         self.limits = {}
         self.availability_zone = CONF.default_availability_zone
         self.allocation_candidates = []
-        self.traits = set()
+        self._traits = ()
+
+    @property
+    def traits(self):
+        """Placement's traits of the root provider (a set made on first
+        use: no filter reads them, and a request builds 1,000 states)."""
+        traits = self._traits
+        if not isinstance(traits, set):
+            traits = self._traits = set(traits)
+        return traits
+
+    @traits.setter
+    def traits(self, value):
+        self._traits = value
 
     def __repr__(self):
         return "(%s, %s) ram: %sMB disk: %sMB vcpus: %s/%s instances: %s" % (
@@ -65,11 +78,11 @@ class HostState:
         # __dict__ copy: copy.copy's reduce protocol costs several times
         # more, and a request copies every candidate host.
         state = HostState.__new__(HostState)
-        state.__dict__.update(self.__dict__)
-        state.limits = {}
-        state.instances = {}
-        state.aggregates = []
-        state.allocation_candidates = []
+        values = state.__dict__ = self.__dict__.copy()
+        values["limits"] = {}
+        values["instances"] = {}
+        values["aggregates"] = []
+        values["allocation_candidates"] = []
         return state
 
     def update_from_compute_node(self, node):
@@ -112,7 +125,7 @@ class HostState:
         if disk is not None:
             self.free_disk_mb = (self.total_usable_disk_gb
                                  - disk["used"]) * 1024
-        self.traits = set(summary.get("traits") or ())
+        self._traits = summary.get("traits") or ()
 
     def consume_from_request(self, spec):
         """Account for an instance just placed here (multi-create)."""
@@ -126,22 +139,33 @@ class HostState:
         self.num_instances += 1
 
 
-def _load_cell(cctxt, node_uuids, cached, tracked):
+def _load_cell(cctxt, node_uuids, wanted, full_cells, templates, tracked):
     """One cell's part of a request, in at most three light queries: the
     nodes with their compute services (versions and liveness, read fresh
     every time: an admin's enable or disable counts at once), the nodes
-    that changed since ``cached`` ({uuid: version}), and the instance uuids
-    of the hosts not in ``tracked``."""
+    whose version moved since their entry in ``templates`` ({uuid:
+    (version, HostState)}), and the instance uuids of the hosts not in
+    ``tracked``.  In ``full_cells`` (most of their nodes are wanted) every
+    node is read and the unwanted dropped here: cheaper than an IN list
+    of a thousand uuids."""
     from keel import objects
 
-    rows = objects.ComputeNodeList.get_scheduling_rows(cctxt, node_uuids)
-    stale = [u for u, row in rows.items() if cached.get(u) != row[0]]
+    if getattr(cctxt, "cell_uuid", None) in full_cells:
+        rows = objects.ComputeNodeList.get_scheduling_rows(cctxt, None)
+        rows = {u: row for u, row in rows.items() if u in wanted}
+    else:
+        rows = objects.ComputeNodeList.get_scheduling_rows(cctxt, node_uuids)
+    stale = []
+    for u, row in rows.items():
+        entry = templates.get(u)
+        if entry is None or entry[0] != row[0]:
+            stale.append(u)
     loaded = {}
     if stale:
         loaded = {n.uuid: n for n in
                   objects.ComputeNodeList.get_all_by_uuids(cctxt, stale)}
     hosts = {host for _, host, _ in rows.values()}
-    need = sorted(hosts - set(tracked))
+    need = sorted(hosts - tracked)
     instances = (objects.InstanceList.get_uuids_by_hosts(cctxt, need)
                  if need else {})
     return rows, loaded, instances
@@ -178,12 +202,14 @@ class HostManager:
         self.instance_view = instance_view
         self._cells = None
         self._templates = {}     # node uuid -> (version, HostState)
+        self._known = collections.Counter()   # cell uuid -> templates
         self._recent = collections.deque()   # (time, node uuid, spec)
         self._recent_lock = threading.Lock()
 
     def reset(self):
         self._cells = None
         self._templates = {}
+        self._known = collections.Counter()
         with self._recent_lock:
             self._recent.clear()
 
@@ -229,8 +255,9 @@ class HostManager:
         view = self.instance_view
         tracked = {h for h in (view.hosts() if view else [])
                    if view.is_updated(h)}
-        cached = {u: v for u, (v, _) in list(self._templates.items())}
-        args = (node_uuids, cached, tracked)
+        templates = self._templates
+        args = (node_uuids, set(node_uuids), self._full_cells(node_uuids),
+                templates, tracked)
         cells = self._cells_for(ctxt, spec)
         if len(cells) == 1:
             # One cell: no fan-out thread to hand the work to and wait on.
@@ -253,43 +280,53 @@ class HostManager:
                             "not considered", cell_uuid, result)
                 continue
             rows, loaded, instances = result
-            services = {host: service for _, host, service in rows.values()
-                        if service is not None}
             for uuid, node in loaded.items():
                 tpl = HostState(node.host, node.hypervisor_hostname,
                                 cell_uuid)
                 tpl.update_from_compute_node(node)
-                self._templates[uuid] = (rows[uuid][0], tpl)
-            for uuid in rows:
-                entry = self._templates.get(uuid)
+                if uuid not in templates:
+                    self._known[cell_uuid] += 1
+                templates[uuid] = (rows[uuid][0], tpl)
+            for uuid, (_, host, service) in rows.items():
+                entry = templates.get(uuid)
                 if entry is None:
                     continue
                 state = entry[1].copy()
-                self._fill(state, services, instances, tracked,
-                           aggs_by_host, summaries.get(uuid))
-                for spec in recent.get(uuid, ()):
-                    state.consume_from_request(spec)
+                summary = summaries.get(uuid)
+                if summary is not None:
+                    state.update_from_provider_summary(summary)
+                state.service = service
+                aggs = aggs_by_host.get(host)
+                if aggs:
+                    state.aggregates = aggs
+                    zones = sorted({a.availability_zone for a in aggs
+                                    if a.availability_zone})
+                    if zones:
+                        state.availability_zone = ",".join(zones)
+                if host in tracked:
+                    state.instances = view.instances(host)
+                else:
+                    uuids = instances.get(host)
+                    if uuids:
+                        state.instances = dict.fromkeys(uuids)
+                if len(state.instances) > state.num_instances:
+                    state.num_instances = len(state.instances)
+                for claimed in recent.get(uuid, ()):
+                    state.consume_from_request(claimed)
                 states.append(state)
         return states
 
-    def _fill(self, state, services, instances, tracked, aggs_by_host,
-              summary):
-        host = state.host
-        if summary is not None:
-            state.update_from_provider_summary(summary)
-        state.service = services.get(host)
-        state.aggregates = aggs_by_host.get(host, [])
-        if state.aggregates:
-            zones = sorted({a.availability_zone for a in state.aggregates
-                            if a.availability_zone})
-            if zones:
-                state.availability_zone = ",".join(zones)
-        if host in tracked:
-            state.instances = self.instance_view.instances(host)
-        else:
-            uuids = instances.get(host)
-            state.instances = dict.fromkeys(uuids) if uuids else {}
-        state.num_instances = max(state.num_instances, len(state.instances))
+    def _full_cells(self, node_uuids):
+        """The cells most of whose known nodes are among ``node_uuids``:
+        reading all their nodes beats a long IN list."""
+        templates = self._templates
+        wanted = collections.Counter()
+        for uuid in node_uuids:
+            entry = templates.get(uuid)
+            if entry is not None:
+                wanted[entry[1].cell_uuid] += 1
+        return {cell for cell, count in wanted.items()
+                if 2 * count >= self._known[cell]}
 
 
 def strip_ignored_and_forced(host_states, spec):

@@ -206,3 +206,26 @@ def test_reset_forgets_cells_and_nodes(ctxt):
     manager.reset()
     assert manager._cells is None and manager._templates == {}
     assert len(manager.get_host_states_by_uuids(ctxt, nodes)) == 1
+
+
+def test_most_of_a_cell_read_whole_only_candidates_kept(ctxt):
+    nodes = add_hosts(ctxt, 4)
+    manager = host_manager.HostManager()
+    assert len(manager.get_host_states_by_uuids(ctxt, nodes)) == 4
+    # Three of four known nodes: the cell is read whole, the fourth
+    # node is still not a candidate.
+    seen = []
+
+    def before(conn, cursor, statement, *args):
+        seen.append(statement)
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", before)
+    try:
+        states = manager.get_host_states_by_uuids(ctxt, nodes[:3])
+        one = manager.get_host_states_by_uuids(ctxt, nodes[3:])
+    finally:
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute", before)
+    assert sorted(s.uuid for s in states) == sorted(nodes[:3])
+    assert [s.uuid for s in one] == [nodes[3]]
+    node_queries = [q for q in seen if "FROM compute_nodes" in q]
+    assert " IN (" not in node_queries[0]
+    assert " IN (" in node_queries[1]
