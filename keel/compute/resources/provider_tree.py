@@ -6,7 +6,6 @@ deep copy to the virt driver's ``update_provider_tree`` and the client then
 sends Placement only the differences.  Comparing against the cache is what
 lets a periodic update with nothing new cost no write at all.
 """
-import copy
 import threading
 
 # Inventory fields Placement fills in when a client leaves them out; the
@@ -53,6 +52,16 @@ class ProviderData(object):
     def __repr__(self):
         return "<ProviderData %s %s gen=%s>" % (self.name, self.uuid,
                                                 self.generation)
+
+    def copy(self):
+        """A deep copy (inventories hold plain values): what copy.deepcopy
+        would give, for a fraction of its cost on every periodic refresh."""
+        dup = ProviderData(self.uuid, self.name, self.parent_uuid,
+                           self.root_uuid, self.generation)
+        dup.inventory = {rc: dict(inv) for rc, inv in self.inventory.items()}
+        dup.traits = set(self.traits)
+        dup.aggregates = set(self.aggregates)
+        return dup
 
 
 class ProviderTree(object):
@@ -124,7 +133,7 @@ class ProviderTree(object):
     def data(self, name_or_uuid):
         """A snapshot copy of one provider's data."""
         with self._lock:
-            return copy.deepcopy(self._find(name_or_uuid))
+            return self._find(name_or_uuid).copy()
 
     def get_provider_uuids(self, name_or_uuid=None):
         """Uuids of a provider and its descendants (all, if None), parents
@@ -163,7 +172,7 @@ class ProviderTree(object):
             else:
                 uuids = self.get_provider_uuids(self._find(root).root_uuid)
             dup = ProviderTree()
-            dup._by_uuid = {u: copy.deepcopy(self._by_uuid[u]) for u in uuids}
+            dup._by_uuid = {u: self._by_uuid[u].copy() for u in uuids}
             dup._uuid_by_name = {d.name: u for u, d in dup._by_uuid.items()}
             return dup
 

@@ -214,7 +214,11 @@ class ResourceTracker(claims.InstanceClaims):
         _set_if_changed(cn, "current_workload", 0)
         # Nova records the compute host's [DEFAULT]/my_ip on the node (the
         # hypervisor's host_ip in the API).
-        _set_if_changed(cn, "host_ip", self.conf.my_ip)
+        # The field holds an IPAddress: compared as text, or the option's
+        # string never equals it and every period rewrites the record.
+        if not cn.obj_attr_is_set("host_ip") or \
+                str(cn.host_ip or "") != str(self.conf.my_ip or ""):
+            cn.host_ip = self.conf.my_ip
         try:
             running = self.driver.get_num_instances()
         except NotImplementedError:

@@ -310,3 +310,24 @@ def test_unchanged_node_list_does_not_reread_the_host_records(ctx,
     assert client.placement.get_provider(ctx, uuid_gone) is None
     tracker.update_available_resource(ctx)
     assert reads == [drv.host, drv.host]
+
+
+def test_unchanged_refresh_does_not_save_the_record(ctx, monkeypatch):
+    # Over RPC every save is a conductor round trip, per host per period.
+    client, _adapter = _client()
+    drv = _host("still")
+    tracker = rt_mod.ResourceTracker(drv.host, drv, client)
+    tracker.update_available_resource(ctx, startup=True)
+    saves = []
+    real = objects.ComputeNode.save
+
+    def counting(self, *args, **kwargs):
+        saves.append(sorted(self.obj_what_changed()))
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(objects.ComputeNode, "save", counting)
+    tracker.update_available_resource(ctx)
+    tracker.update_available_resource(ctx)
+    assert saves == []
+    drv.spawn(ctx, Inst(1, 512, 1), None, [], None, {})
+    tracker.update_available_resource(ctx)
+    assert len(saves) == 1 and "memory_mb_used" in saves[0]
