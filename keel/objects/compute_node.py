@@ -313,10 +313,11 @@ class ComputeNodeList(base.ObjectListBase, base.KeelObject):
             "uuids": list(compute_uuids)}
         found = {}
         with h.cell_reader(context) as s:
-            # Unpacked as tuples: access by name costs more per row than
-            # the query itself.
+            # Core rows (no ORM row processing) unpacked as tuples: access
+            # by name costs more per row than the query itself.
             for (uuid, version, host, svc_id, svc_uuid, disabled, reason,
-                 forced_down, seen, svc_version) in s.execute(query, params):
+                 forced_down, seen, svc_version) in s.connection().execute(
+                    query, params).fetchall():
                 service = None
                 if svc_id is not None:
                     service = {

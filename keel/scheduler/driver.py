@@ -128,8 +128,21 @@ class Scheduler:
             return {}, summaries or {}, version
         by_root = {}
         for areq in alloc_reqs:
+            allocs = areq["allocations"]
+            if len(allocs) == 1:
+                # The common case (a request on one compute node provider):
+                # no set of roots to build.
+                for rp in allocs:
+                    root = (summaries.get(rp) or {}).get(
+                        "root_provider_uuid", rp)
+                found = by_root.get(root)
+                if found is None:
+                    by_root[root] = [areq]
+                else:
+                    found.append(areq)
+                continue
             roots = {(summaries.get(rp) or {}).get("root_provider_uuid", rp)
-                     for rp in areq["allocations"]}
+                     for rp in allocs}
             for root in roots:
                 by_root.setdefault(root, []).append(areq)
         return by_root, summaries, version

@@ -64,6 +64,16 @@ class BaseHostWeigher:
     def weigh(self, host_state, spec):
         raise NotImplementedError
 
+    def weigh_all(self, host_states, spec):
+        """The raw values of ``host_states`` (one call per request rather
+        than one per host; the resource weighers read an attribute)."""
+        return [self.weigh(h, spec) for h in host_states]
+
+
+class _NoAggregates:
+    """A host in no aggregate: its multiplier is the configured one."""
+    aggregates = ()
+
 
 class WeighedHost:
     def __init__(self, host_state, weight=0.0):
@@ -102,16 +112,47 @@ def load_weighers(names):
     return result
 
 
+def _aggregate_keys(host_states):
+    """The metadata keys of the aggregates the hosts are in."""
+    keys, seen = set(), set()
+    for host in host_states:
+        for agg in host.aggregates or ():
+            if id(agg) not in seen:
+                seen.add(id(agg))
+                keys.update(agg.metadata or ())
+    return keys
+
+
 def weigh_hosts(weighers, host_states, spec):
     """WeighedHosts sorted best first (ties keep the input order)."""
-    weighed = [WeighedHost(h) for h in host_states]
+    hosts = list(host_states)
+    totals = [0.0] * len(hosts)
+    agg_keys = None
     for weigher in weighers:
         if weigher.is_noop(spec):
             continue
         default = getattr(CONF.filter_scheduler, weigher.option)
-        raw = [weigher.weigh(w.obj, spec) for w in weighed]
-        for w, norm in zip(weighed, normalize(raw, weigher.minval,
-                                              weigher.maxval)):
+        if agg_keys is None:
+            agg_keys = _aggregate_keys(hosts)
+        per_host = weigher.option in agg_keys
+        if not per_host and not default:
+            continue        # every host would add 0
+        raw = weigher.weigh_all(hosts, spec)
+        if not raw or (weigher.minval is None and weigher.maxval is None
+                       and min(raw) == max(raw)):
+            continue        # all equal: every host normalises to 0
+        norms = normalize(raw, weigher.minval, weigher.maxval)
+        if per_host:
+            for i, norm in enumerate(norms):
+                if norm:
+                    totals[i] += weigher.weight_multiplier(
+                        hosts[i], default) * norm
+            continue
+        multiplier = weigher.weight_multiplier(_NoAggregates, default)
+        for i, norm in enumerate(norms):
             if norm:
-                w.weight += weigher.weight_multiplier(w.obj, default) * norm
-    return sorted(weighed, key=lambda w: -w.weight)
+                totals[i] += multiplier * norm
+    # Stable: equal weights keep the input order.
+    best_first = sorted(range(len(hosts)), key=totals.__getitem__,
+                        reverse=True)
+    return [WeighedHost(hosts[i], totals[i]) for i in best_first]

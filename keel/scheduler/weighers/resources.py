@@ -9,6 +9,9 @@ class RAMWeigher(weighers.BaseHostWeigher):
     def weigh(self, host_state, spec):
         return host_state.free_ram_mb
 
+    def weigh_all(self, host_states, spec):
+        return [h.free_ram_mb for h in host_states]
+
 
 class CPUWeigher(weighers.BaseHostWeigher):
     option = "cpu_weight_multiplier"
@@ -17,12 +20,19 @@ class CPUWeigher(weighers.BaseHostWeigher):
         total = host_state.vcpus_total * host_state.cpu_allocation_ratio
         return total - host_state.vcpus_used
 
+    def weigh_all(self, host_states, spec):
+        return [h.vcpus_total * h.cpu_allocation_ratio - h.vcpus_used
+                for h in host_states]
+
 
 class DiskWeigher(weighers.BaseHostWeigher):
     option = "disk_weight_multiplier"
 
     def weigh(self, host_state, spec):
         return host_state.free_disk_mb
+
+    def weigh_all(self, host_states, spec):
+        return [h.free_disk_mb for h in host_states]
 
 
 class BuildFailureWeigher(weighers.BaseHostWeigher):
@@ -36,6 +46,9 @@ class BuildFailureWeigher(weighers.BaseHostWeigher):
     def weigh(self, host_state, spec):
         return host_state.failed_builds
 
+    def weigh_all(self, host_states, spec):
+        return [h.failed_builds for h in host_states]
+
 
 class IoOpsWeigher(weighers.BaseHostWeigher):
     """Hosts busy with I/O-heavy tasks (builds, resizes, snapshots) sink
@@ -44,6 +57,9 @@ class IoOpsWeigher(weighers.BaseHostWeigher):
 
     def weigh(self, host_state, spec):
         return host_state.num_io_ops
+
+    def weigh_all(self, host_states, spec):
+        return [h.num_io_ops for h in host_states]
 
 
 class NumInstancesWeigher(weighers.BaseHostWeigher):
@@ -60,3 +76,6 @@ class HypervisorVersionWeigher(weighers.BaseHostWeigher):
 
     def weigh(self, host_state, spec):
         return host_state.hypervisor_version or 0
+
+    def weigh_all(self, host_states, spec):
+        return [h.hypervisor_version or 0 for h in host_states]

@@ -52,6 +52,35 @@ def test_compute_filter():
     assert not flt.host_passes(host, make_spec())
 
 
+def test_compute_filter_all_on_light_service_rows(override):
+    """The host manager's service dicts: the same answers as is_up."""
+    override("service_down_time", 60, None)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+    def host(name, seconds_ago=0, **service):
+        state = make_host(name)
+        state.service = dict({
+            "host": name, "binary": "nova-compute", "disabled": False,
+            "forced_down": False,
+            "last_seen_up": now - datetime.timedelta(seconds=seconds_ago)},
+            **service)
+        return state
+    hosts = [host("up", 5), host("disabled", disabled=True),
+             host("forced", forced_down=True), host("stale", 120),
+             host("ahead", -30), host("far-ahead", -120),
+             host("never", last_seen_up=None),
+             host("aware", last_seen_up=datetime.datetime.now(
+                 datetime.timezone.utc)),
+             host("text", last_seen_up=now.strftime("%Y-%m-%dT%H:%M:%S.%f"))]
+    no_service = make_host("none")
+    no_service.service = None
+    flt = compute.ComputeFilter()
+    passed = flt.filter_all(hosts + [no_service], make_spec())
+    assert [h.host for h in passed] == ["up", "ahead", "aware", "text"]
+    assert passed == [h for h in hosts + [no_service]
+                      if flt.host_passes(h, make_spec())]
+
+
 def test_availability_zone_filter():
     flt = compute.AvailabilityZoneFilter()
     zoned = make_host(aggregates=[make_aggregate(

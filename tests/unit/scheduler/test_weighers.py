@@ -107,3 +107,53 @@ def test_io_ops_version_and_instance_count_weighers(override):
     override("num_instances_weight_multiplier", -1.0, "filter_scheduler")
     assert order([resources.NumInstancesWeigher()], [busy, idle]) == [
         "idle", "busy"]
+
+
+def test_aggregate_multiplier_applies_when_the_default_is_zero():
+    # num_instances_weight_multiplier is 0: only the aggregate's counts.
+    busy = make_host("busy", num_instances=9, aggregates=[make_aggregate(
+        {"num_instances_weight_multiplier": "-1"})])
+    idle = make_host("idle", num_instances=1)
+    result = weighers.weigh_hosts([resources.NumInstancesWeigher()],
+                                  [busy, idle], make_spec())
+    assert [(w.obj.host, w.weight) for w in result] == [
+        ("idle", 0.0), ("busy", -1.0)]
+
+
+def _reference_weights(weigher_list, hosts, spec):
+    """Every host, every weigher, one at a time (the definition)."""
+    totals = [0.0] * len(hosts)
+    for weigher in weigher_list:
+        if weigher.is_noop(spec):
+            continue
+        raw = [weigher.weigh(h, spec) for h in hosts]
+        for i, norm in enumerate(weighers.normalize(raw, weigher.minval,
+                                                    weigher.maxval)):
+            totals[i] += weigher.weight_multiplier(hosts[i]) * norm
+    return sorted(zip(totals, range(len(hosts))),
+                  key=lambda pair: (-pair[0], pair[1]))
+
+
+def test_weights_match_the_per_host_definition():
+    import random
+
+    rnd = random.Random(7)
+    aggs = [make_aggregate({"ram_weight_multiplier": "-2"}),
+            make_aggregate({"build_failure_weight_multiplier": "10",
+                            "cpu_weight_multiplier": "0.5"}),
+            make_aggregate({"availability_zone": "z"})]
+    hosts = [make_host(
+        "h%d" % i, rnd.choice([512, 1024, 4096]),
+        aggregates=rnd.sample(aggs, rnd.randint(0, 2)),
+        vcpus_total=8, vcpus_used=rnd.randint(0, 8),
+        cpu_allocation_ratio=1.0, free_disk_mb=rnd.randint(0, 3) * 1024,
+        failed_builds=rnd.choice([0, 0, 1]), num_io_ops=rnd.randint(0, 2),
+        hypervisor_version=rnd.choice([1000, 2000]))
+        for i in range(60)]
+    spec = make_spec()
+    weigher_list = weighers.load_weighers(
+        CONF.filter_scheduler.weight_classes)
+    got = weighers.weigh_hosts(weigher_list, hosts, spec)
+    want = _reference_weights(weigher_list, hosts, spec)
+    assert [(w.weight, w.obj.host) for w in got] == [
+        (weight, hosts[i].host) for weight, i in want]
