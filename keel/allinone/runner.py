@@ -39,6 +39,8 @@ class AllInOne:
         self.placement = embedded_placement.start_placement(
             self.layout.placement_db, host=self.layout.listen,
             port=self.layout.placement_port)
+        from keel.allinone import placement_tuning
+        placement_tuning.apply()
         settings.apply(self.conf, self.layout, self.placement.endpoint)
         bootstrap.prepare(self.layout, settings.IN_PROCESS_TRANSPORT)
         self._start_services()

@@ -11,9 +11,13 @@ Use::
     with session.cell_reader(ctx) as s: ...   # ctx targeted at a cell, or
                                              # [database]/connection
 """
+import collections
+import os
 import threading
 
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
+from oslo_db.sqlalchemy import engines
 import sqlalchemy as sa
 
 from keel import benchcounters
@@ -79,8 +83,12 @@ def _sqlite_on_connect(dbapi_conn, _record):
     # oslo.db already puts pysqlite in driver-level autocommit and emits
     # BEGIN itself; WAL lets readers run beside the writer and the busy
     # timeout makes writers queue instead of failing.
-    dbapi_conn.execute("PRAGMA busy_timeout = 30000")
+    _sqlite_shared_file(dbapi_conn)
     dbapi_conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _sqlite_shared_file(dbapi_conn, _record=None):
+    dbapi_conn.execute("PRAGMA busy_timeout = 30000")
     if _is_sqlite_file(dbapi_conn):
         dbapi_conn.execute("PRAGMA journal_mode = WAL")
 
@@ -93,8 +101,117 @@ def _sqlite_on_begin(conn):
     # Replaces oslo.db's own "begin" hook (a plain deferred BEGIN); the
     # marker is the one oslo.db's commit/rollback hooks clear.
     if "in_transaction" not in conn.info:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        _take_writer_turn(conn)
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            _end_writer_turn(conn.info)
+            raise
         conn.info["in_transaction"] = True
+
+
+# -- one writer at a time, first come first served ---------------------------
+# SQLite's busy handler retries a locked database after sleeps of up to
+# 100 ms; a writer that just woke up loses to any thread that arrives at the
+# right moment, so with hundreds of writers in one process (a boot storm in
+# the all-in-one) some waited out the 30 s busy timeout and failed with
+# "database is locked". Writers of this process therefore queue in order on
+# a lock per database file before BEGIN IMMEDIATE; SQLite's own lock then
+# only arbitrates with other processes (keel manage, a bench poller).
+_WRITER_TURN = "keel_writer_turn"
+WRITER_WAIT = 30.0   # as the busy timeout: a stuck writer still surfaces
+
+
+class FairLock:
+    """A lock handed to its waiters in arrival order (threading.Lock is
+    not fair); it may be released by another thread than its holder."""
+
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._waiters = collections.deque()
+        self._held = False
+
+    def acquire(self, timeout=None):
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return True
+            turn = threading.Lock()
+            turn.acquire()
+            self._waiters.append(turn)
+        if turn.acquire(timeout=-1 if timeout is None else timeout):
+            return True
+        with self._mutex:
+            try:
+                self._waiters.remove(turn)
+            except ValueError:      # handed over just as the wait ended
+                return True
+        return False
+
+    def release(self):
+        with self._mutex:
+            if self._waiters:
+                self._waiters.popleft().release()   # stays held: hand-over
+            else:
+                self._held = False
+
+    def locked(self):
+        return self._held
+
+
+_writer_locks_guard = threading.Lock()
+_writer_locks = {}
+
+
+def writer_lock(path):
+    """The process's writer lock of one SQLite database file."""
+    key = os.path.realpath(path)
+    with _writer_locks_guard:
+        lock = _writer_locks.get(key)
+        if lock is None:
+            lock = _writer_locks[key] = FairLock()
+        return lock
+
+
+def _take_writer_turn(conn):
+    lock = getattr(conn.dialect, _WRITER_TURN, None)
+    if lock is None or _WRITER_TURN in conn.info:
+        return
+    if not lock.acquire(WRITER_WAIT):
+        raise db_exc.DBError(
+            "database is locked: no write turn within %s s" % WRITER_WAIT)
+    conn.info[_WRITER_TURN] = lock
+
+
+def _end_writer_turn(info):
+    lock = info.pop(_WRITER_TURN, None) if info is not None else None
+    if lock is not None:
+        lock.release()
+
+
+def _install_writer_turns(engine):
+    """Take the file's writer lock at BEGIN; give it back once COMMIT or
+    ROLLBACK has run, and in any case when the connection goes back to
+    the pool, is reset or invalidated (an exception path cannot keep it)."""
+    path = engine.url.database
+    if not path or path == ":memory:":
+        return
+    dialect = engine.dialect     # shared by the engine's option copies
+    setattr(dialect, _WRITER_TURN, writer_lock(path))
+    for name in ("do_commit", "do_rollback"):
+        original = getattr(dialect, name)
+
+        def ended(dbapi_conn, _original=original):
+            try:
+                _original(dbapi_conn)
+            finally:
+                _end_writer_turn(getattr(dbapi_conn, "info", None))
+        setattr(dialect, name, ended)
+
+    def on_pool_event(_dbapi_conn, record, *_args):
+        _end_writer_turn(getattr(record, "info", None))
+    for event in ("checkin", "reset", "invalidate", "close"):
+        sa.event.listen(engine.pool, event, on_pool_event)
 
 
 def _install_sqlite_pragmas(engine, immediate=True):
@@ -108,6 +225,8 @@ def _install_sqlite_pragmas(engine, immediate=True):
                 sa.event.remove(engine, "begin", fn)
         sa.event.listen(engine, "begin", _sqlite_on_begin)
     _pool_connections(engine)
+    if immediate:
+        _install_writer_turns(engine)
     # oslo.db opened a first connection to test the URL before these
     # listeners existed; drop it so every pooled connection has them.
     engine.dispose()
@@ -120,16 +239,38 @@ def _pool_connections(engine):
     the file and replays the connect pragmas: ~1.5 ms of a ~4 ms object
     read. A QueuePool built the way SQLAlchemy's own Pool.recreate() does
     (same creator, same event dispatch) keeps every listener in place.
+    No pre-ping: a local file has no server that could drop the connection
+    (it was a ``SELECT 1`` per checkout, ~2% of an all-in-one boot). The
+    pool holds enough connections for a boot storm's concurrent readers, so
+    that they are not reopened each time (overflow connections are closed
+    on checkin).
     """
     old = engine.pool
     if not isinstance(old, sa.pool.NullPool):
         return
     engine.pool = sa.pool.QueuePool(
-        old._creator, pool_size=5, max_overflow=64, timeout=60,
+        old._creator, pool_size=16, max_overflow=64, timeout=60,
         recycle=old._recycle, echo=old.echo,
         logging_name=old._orig_logging_name,
-        reset_on_return=old._reset_on_return, pre_ping=old._pre_ping,
+        reset_on_return=old._reset_on_return, pre_ping=False,
         _dispatch=old.dispatch, dialect=old._dialect)
+    # oslo.db's checkin hook sleeps(0) to let eventlet's green threads run;
+    # keel has none, and with real threads it only hands the GIL around.
+    if sa.event.contains(engine, "checkin", engines._thread_yield):
+        sa.event.remove(engine, "checkin", engines._thread_yield)
+
+
+def pool_sqlite_connections(engine):
+    """The same for another SQLite engine of the process (the all-in-one's
+    embedded Placement): pooled connections in WAL mode with a busy
+    timeout (its own foreign-key setting is kept); other databases are
+    left alone."""
+    if engine.dialect.name != "sqlite" or not _is_sqlite_file_url(
+            str(engine.url)):
+        return
+    sa.event.listen(engine, "connect", _sqlite_shared_file)
+    _pool_connections(engine)
+    engine.dispose()
 
 
 def api_context_manager():

@@ -1,0 +1,118 @@
+"""SQLite engines of keel.db.session: writers of one process take turns on
+a fair per-file lock (BEGIN IMMEDIATE), readers do not queue behind them."""
+import threading
+import time
+
+import pytest
+
+from keel.db import session
+
+
+@pytest.fixture
+def db(tmp_path):
+    session.reset()
+    url = f"sqlite:///{tmp_path}/cell.sqlite"
+    ctx_mgr = session.cell_context_manager(url)
+    writer = ctx_mgr.writer.get_engine()
+    with writer.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
+    yield ctx_mgr, writer, session.writer_lock(str(tmp_path / "cell.sqlite"))
+    session.reset()
+
+
+def test_fair_lock_hands_over_in_arrival_order():
+    lock = session.FairLock()
+    lock.acquire()
+    order = []
+    threads = []
+    for i in range(6):
+        t = threading.Thread(target=lambda i=i: (lock.acquire(),
+                                                 order.append(i),
+                                                 lock.release()))
+        t.start()
+        threads.append(t)
+        while len(lock._waiters) < i + 1:   # queued before the next one
+            time.sleep(0.001)
+    lock.release()
+    for t in threads:
+        t.join(5)
+    assert order == list(range(6))
+    assert not lock.locked()
+
+
+def test_fair_lock_timeout_leaves_the_queue():
+    lock = session.FairLock()
+    lock.acquire()
+    assert lock.acquire(timeout=0.05) is False
+    assert not lock._waiters
+    lock.release()
+    assert lock.acquire(timeout=0.05) is True
+    lock.release()
+
+
+def test_writer_holds_the_turn_until_commit(db):
+    _ctx, writer, lock = db
+    assert not lock.locked()
+    with writer.begin() as conn:
+        conn.exec_driver_sql("INSERT INTO t (v) VALUES (1)")
+        assert lock.locked()
+    assert not lock.locked()
+
+
+def test_exception_in_transaction_gives_the_turn_back(db):
+    _ctx, writer, lock = db
+    with pytest.raises(RuntimeError):
+        with writer.begin() as conn:
+            conn.exec_driver_sql("INSERT INTO t (v) VALUES (1)")
+            raise RuntimeError("boom")
+    assert not lock.locked()
+    with writer.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM t").scalar() == 0
+
+
+def test_connection_returned_mid_transaction_gives_the_turn_back(db):
+    _ctx, writer, lock = db
+    conn = writer.connect()
+    conn.begin()
+    conn.exec_driver_sql("INSERT INTO t (v) VALUES (1)")
+    assert lock.locked()
+    conn.close()          # back to the pool: reset rolls back
+    assert not lock.locked()
+    with writer.begin() as again:     # and the next writer is not stuck
+        again.exec_driver_sql("INSERT INTO t (v) VALUES (2)")
+
+
+def test_readers_do_not_wait_for_the_writer(db):
+    ctx_mgr, writer, lock = db
+    reader = ctx_mgr.reader.get_engine()
+    assert reader is not writer
+    with writer.begin() as conn:
+        conn.exec_driver_sql("INSERT INTO t (v) VALUES (1)")
+        with reader.connect() as r:
+            assert r.exec_driver_sql("SELECT count(*) FROM t").scalar() == 0
+
+
+def test_many_concurrent_writers_all_succeed(db):
+    _ctx, writer, lock = db
+    errors = []
+
+    def work(n):
+        try:
+            for i in range(15):
+                with writer.begin() as conn:
+                    conn.exec_driver_sql(
+                        "SELECT count(*) FROM t").scalar()
+                    conn.exec_driver_sql(
+                        "INSERT INTO t (v) VALUES (?)", (n * 100 + i,))
+        except Exception as exc:  # noqa: BLE001 - collected for the assert
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(30)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    with writer.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM t").scalar() == 450
+    assert not lock.locked()
