@@ -106,6 +106,10 @@ class BuildRequest(base.KeelTimestampObject, base.KeelObject):
                 raise exception.BuildRequestNotFound(uuid=self.instance_uuid)
             for key, value in values.items():
                 setattr(row, key, value)
+            if row.updated_at is None:
+                # Not taken by a conductor yet: the cast on its way carries
+                # this None to take it with (conductor/tasks/lookups.py).
+                sa.orm.attributes.flag_modified(row, "updated_at")
         self.obj_reset_changes(recursive=True)
 
     @base.remotable

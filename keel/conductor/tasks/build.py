@@ -1,7 +1,10 @@
 """schedule_and_build_instances: the super-conductor's half of a boot.
 
-0. Requests whose BuildRequest is already gone (deleted while queued, or
-   a second delivery of this cast) are dropped before anything is claimed.
+0. Each BuildRequest is taken by one delivery of the cast (a compare-
+   and-swap on its updated_at: the safety net may re-send a request whose
+   original is only late); requests another delivery took, or whose
+   BuildRequest is already gone (deleted while queued, or a second
+   delivery handled it), are dropped before anything is claimed.
 1. Ask the scheduler for a host (claimed in Placement) and alternates for
    each instance; if it cannot, every instance is buried in cell0.
 2. For each instance: find the host's cell, check the BuildRequest is still
@@ -74,11 +77,11 @@ class ScheduleAndBuild:
         self.bdm = block_device_mapping
         self.tags = tags
         self._host_cells = {}
-        present = self._lookup(
-            context, [br.instance_uuid for br in build_requests])
+        present, busy = self._take(context, build_requests)
         wanted = [(br, spec) for br, spec in zip(build_requests,
                                                   request_specs)
-                  if self._still_wanted(context, br.instance_uuid, present)]
+                  if br.instance_uuid not in busy and
+                  self._still_wanted(context, br.instance_uuid, present)]
         if not wanted:
             return
         build_requests = [br for br, _ in wanted]
@@ -309,6 +312,29 @@ class ScheduleAndBuild:
         except Exception:  # noqa: BLE001 - the commit point still decides
             LOG.exception("Could not look the build requests up")
             return set(uuids)
+
+    def _take(self, context, build_requests):
+        """The build requests this delivery builds (see
+        lookups.take_build_requests). One that another delivery of this
+        request has taken is left to it: not wanted here, not forgotten."""
+        uuids = [br.instance_uuid for br in build_requests]
+        try:
+            taken = lookups.take_build_requests(
+                context, build_requests,
+                timeutils.utcnow().replace(tzinfo=None, microsecond=0))
+        except Exception:  # noqa: BLE001 - left for the safety net
+            # Building without the take could race a re-drive; the
+            # BuildRequests stay untouched, so the net re-sends them.
+            LOG.exception("Could not take the build requests; leaving "
+                          "them to be re-driven")
+            return set(), set(uuids)
+        busy = self._lookup(context, set(uuids) - taken) \
+            if len(taken) < len(uuids) else set()
+        for uuid in busy:
+            LOG.info("The build request of %s is being handled by another "
+                     "delivery of this request: not building it here.",
+                     uuid)
+        return taken, busy
 
     def _still_wanted(self, context, instance_uuid, present):
         """Is the BuildRequest still there? If not, the user deleted the

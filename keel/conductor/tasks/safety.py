@@ -34,9 +34,14 @@ How each is recovered (this module, every few seconds in each conductor)
    that is gone and never re-places an instance mapped to a cell, and the
    BuildRequest's delete stays the single commit point. Lost with the
    message and not re-sent: the admin password and personality files
-   (Nova keeps them nowhere else). A BuildRequest older than
-   ``build_timeout()`` and re-driven before is buried in cell0 in ERROR
-   with a fault instead.
+   (Nova keeps them nowhere else). The copy carries the stamp, and the
+   conductor that receives a delivery takes the BuildRequest with the same
+   compare-and-swap from the value its message carries (setting a stamp of
+   its own): so of an original that was only late and its re-drive, one
+   builds and the other drops out before claiming anything. A
+   BuildRequest older than ``build_timeout()`` and stamped before (taken
+   by a conductor or re-driven) is buried in cell0 in ERROR with a fault
+   instead.
    A BuildRequest whose instance is already in a cell (mapped or not:
    the conductor died between writing it, mapping it and deleting the
    BuildRequest) is committed now: mapped there and deleted, and its
@@ -86,7 +91,11 @@ def build_timeout(conf=CONF):
 
 
 def redrive_after(conf=CONF):
-    return max(1, build_timeout(conf) // 2)
+    # Never sooner than a live delivery can take: its scheduler call
+    # alone may wait rpc_response_timeout for an answer lost with the
+    # broker (call monitor), and a request re-sent while its original is
+    # still at work has its claim released under it.
+    return max(1, build_timeout(conf) // 2, 2 * conf.rpc_response_timeout)
 
 
 def spacing(conf=CONF):
@@ -123,6 +132,12 @@ def _stale_build_requests(context, now):
             .where(touched < limit).order_by(t.id).limit(BATCH)).all()
 
 
+def _stamp(now):
+    # Whole seconds: what MySQL's DATETIME keeps, so the value a re-drive
+    # carries is the one stored (keel/conductor/tasks/lookups.py).
+    return now.replace(microsecond=0)
+
+
 def _take(context, row, now):
     """Compare-and-swap on updated_at: True for the one conductor that
     acts on this BuildRequest in this period."""
@@ -132,7 +147,7 @@ def _take(context, row, now):
     with db_session.api_writer(context) as session:
         result = session.execute(
             sa.update(t).where(t.id == row.id, same)
-            .values(updated_at=now).execution_options(
+            .values(updated_at=_stamp(now)).execution_options(
                 synchronize_session=False))
         return result.rowcount == 1
 
@@ -209,6 +224,9 @@ def _redrive_one(context, compute_task_api, report, host, row, now):
                 "again", uuid, (now - created).total_seconds())
     requested = spec.requested_networks \
         if spec.obj_attr_is_set("requested_networks") else None
+    # The copy carries our stamp: it, not the original (perhaps only late),
+    # takes the BuildRequest in the conductor.
+    br.updated_at = _stamp(now)
     compute_task_api.schedule_and_build_instances(
         ctxt, build_requests=[br], request_specs=[spec], image=image,
         admin_password=None, injected_files=[],

@@ -31,8 +31,11 @@ def report(cloud):
 @pytest.fixture
 def short_timeout():
     CONF.set_override("instance_build_timeout", 30)
+    # Re-drives wait at least twice the RPC timeout (15 s here).
+    CONF.set_override("rpc_response_timeout", 5)
     yield 30
     CONF.clear_override("instance_build_timeout")
+    CONF.clear_override("rpc_response_timeout")
 
 
 def _age_build_request(ctxt, uuid, seconds, redriven_ago=None):
@@ -230,3 +233,60 @@ def test_unmapped_building_record_is_adopted_by_the_redrive(
     assert inst.vm_state == "active"
     assert list(allocations(cloud, boot.uuid)) == \
         [cloud.nodes(inst.host)[0].uuid]
+
+
+def test_late_original_of_a_redriven_build_request_does_not_build(
+        cloud, ctxt, report, short_timeout):
+    # The net re-sends a request whose original is only queued behind
+    # others (a storm, a broker that came back): when the original arrives
+    # after the copy was sent it must not schedule, claim or build; the
+    # copy builds the server, with one claim.
+    from keel.clients import report as report_client
+    from keel.compute import rpcapi as compute_rpcapi
+    from keel.conductor.tasks import build
+    from keel.scheduler import rpcapi as scheduler_rpcapi
+
+    (boot,), original = helpers.boot_request(ctxt)
+    admin = keel_context.get_admin_context()
+    _age_build_request(admin, boot.uuid, 20)
+    sent = []
+
+    class Recorder:
+        def schedule_and_build_instances(self, ctxt, **kw):
+            sent.append((ctxt, kw))
+    assert safety.redrive_lost_builds(admin, Recorder(), report, "c") == \
+        [boot.uuid]
+    task = build.ScheduleAndBuild(
+        "late", scheduler_rpcapi.SchedulerAPI(), compute_rpcapi.ComputeAPI(),
+        report_client.ReportClient())
+    task.execute(ctxt, **original)
+    assert allocations(cloud, boot.uuid) == {}
+    assert objects.BuildRequest.get_by_instance_uuid(admin, boot.uuid)
+    mapping = objects.InstanceMapping.get_by_instance_uuid(admin, boot.uuid)
+    assert mapping.cell_mapping is None
+
+    (copy_ctxt, copy), = sent
+    conductor_rpcapi.ComputeTaskAPI().schedule_and_build_instances(
+        copy_ctxt, **copy)
+    inst = settled(ctxt, boot.uuid, timeout=30)
+    assert inst.vm_state == "active"
+    held = allocations(cloud, boot.uuid)
+    node = cloud.nodes(inst.host)[0].uuid
+    assert list(held) == [node]
+    assert held[node]["resources"] == {"MEMORY_MB": 512, "VCPU": 1,
+                                       "DISK_GB": 1}
+
+
+def test_server_renamed_before_its_build_is_taken_still_builds(
+        cloud, ctxt, short_timeout):
+    # PUT /servers/{id} on a server not yet scheduled saves its
+    # BuildRequest; the cast on its way still takes it (the rename does not
+    # look like a re-drive's stamp) and builds without waiting for the net.
+    (boot,), original = helpers.boot_request(ctxt)
+    stored = objects.BuildRequest.get_by_instance_uuid(ctxt, boot.uuid)
+    stored.instance.display_name = "renamed"
+    stored.save()
+    conductor_rpcapi.ComputeTaskAPI().schedule_and_build_instances(
+        ctxt, **original)
+    inst = settled(ctxt, boot.uuid, timeout=10)
+    assert inst.vm_state == "active"
