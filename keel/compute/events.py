@@ -58,12 +58,19 @@ class EventReporter(object):
         return False
 
 
-def _instance_uuid(function, args, kwargs):
+def _instance_position(function):
+    """Index of ``instance`` in the positional arguments after (self,
+    context); read once per method rather than on every call."""
+    params = list(inspect.signature(function).parameters)
+    if "instance" not in params:
+        return None     # passed by keyword only
+    return params.index("instance") - 2
+
+
+def _instance_uuid(position, args, kwargs):
     instance = kwargs.get("instance")
     if instance is None:
-        params = list(inspect.signature(function).parameters)
-        idx = params.index("instance") - 2
-        instance = args[idx]
+        instance = args[position]
     return instance["uuid"] if isinstance(instance, dict) else instance.uuid
 
 
@@ -73,10 +80,11 @@ def wrap_instance_event(prefix):
 
     def decorator(function):
         event_name = "%s_%s" % (prefix, function.__name__)
+        position = _instance_position(function)
 
         @functools.wraps(function)
         def wrapped(self, context, *args, **kwargs):
-            uuid = _instance_uuid(function, args, kwargs)
+            uuid = _instance_uuid(position, args, kwargs)
             with EventReporter(context, event_name,
                                getattr(self, "host", None), uuid):
                 return function(self, context, *args, **kwargs)
