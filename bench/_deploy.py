@@ -190,6 +190,11 @@ class Distributed(Deployment):
         self.procs = {}
         self.logs = []
         tag = uuid.uuid4().hex[:8]
+        # A vhost of our own: oslo.messaging's queue names ignore
+        # control_exchange, so two benches (or a bench and the integration
+        # tests) on the shared broker would consume each other's messages.
+        self.vhost, self.rabbit_url = databases.private_vhost(
+            f"keel_bench_{tag}")
         self.urls = {name: databases.create("mysql", f"kb_{name}")
                      for name in ("api", "cell", "cell0", "placement")}
         self.cell_urls = (self.urls["cell"], self.urls["cell0"])
@@ -207,7 +212,7 @@ class Distributed(Deployment):
             env["KEEL_BENCH_COUNTERS"] = self.counters_dir
         self.env = env
         images = os.path.join(workdir, "images")
-        common = (f"[DEFAULT]\ntransport_url = {databases.RABBIT_URL}\n"
+        common = (f"[DEFAULT]\ntransport_url = {self.rabbit_url}\n"
                   f"control_exchange = keel_bench_{tag}\n"
                   "rpc_response_timeout = 30\n"
                   "periodic_fuzzy_delay = 0\n"
@@ -240,9 +245,15 @@ class Distributed(Deployment):
             "[api]\nauth_strategy = keel-development\n")
         self._start("api", KEEL + ["api", "--config-file", control,
                                    "--config-file", api_own])
+        # Conductor and scheduler workers as an operator gets them: the
+        # CPU count unless KEEL_BENCH_SERVICE_WORKERS sets [conductor] and
+        # [scheduler] workers (1: a single process, the former layout).
+        workers = os.environ.get("KEEL_BENCH_SERVICE_WORKERS")
         for name in ("conductor", "scheduler"):
             own = self._write(f"{name}.conf", f"[DEFAULT]\nhost = bench-{name}\n"
-                              f"log_file = {workdir}/{name}.log\n")
+                              f"log_file = {workdir}/{name}.log\n"
+                              + (f"[{name}]\nworkers = {int(workers)}\n"
+                                 if workers else ""))
             self._start(name, KEEL + [name, "--config-file", control,
                                       "--config-file", own])
         own = self._write("compute-own.conf", "[DEFAULT]\nhost = bench-cmp\n"
@@ -252,6 +263,15 @@ class Distributed(Deployment):
                                        "--config-file", own])
         self.api_url = f"http://127.0.0.1:{port}/v2.1"
         self._wait_hosts(hosts)
+        print("distributed: worker processes: " + ", ".join(
+            f"{name} {self.workers(name)}" for name in
+            ("api", "conductor", "scheduler")), flush=True)
+
+    def workers(self, name):
+        """Processes serving ``name``: its forked workers, or 1 when it
+        serves by itself."""
+        proc = self.procs[name]
+        return max(len(_children([proc.pid])) - 1, 1)
 
     def _write(self, name, text):
         path = os.path.join(self.workdir, name)
@@ -357,3 +377,7 @@ class Distributed(Deployment):
                 self.databases.drop(url)
             except Exception:  # noqa: BLE001 - best effort
                 pass
+        try:
+            self.databases.drop_vhost(self.vhost)
+        except Exception:  # noqa: BLE001 - best effort
+            pass

@@ -113,6 +113,22 @@ class Service:
         self._periodic_stop = threading.Event()
         self._periodic_thread = None
         self._stopped = threading.Event()
+        # A worker of keel.workers' launcher serves a record its parent
+        # registered and will mark stopped; only the primary worker beats
+        # and runs the periodic tasks (see adopt()).
+        self._adopted_ref = None
+        self.primary = True
+
+    def adopt(self, service_ref, primary):
+        """Serve as one worker of a launcher that registered ``service_ref``.
+
+        The record is re-read (a restarted worker must not send an older
+        report_count than its predecessor's). Heartbeats and periodic tasks
+        run in the ``primary`` worker only, so N workers cost one heartbeat
+        and one run of each periodic task, not N.
+        """
+        self._adopted_ref = service_ref
+        self.primary = primary
 
     def __repr__(self):
         return f"<Service {self.binary} on {self.host}>"
@@ -120,7 +136,10 @@ class Service:
     # -- start ---------------------------------------------------------------
     def start(self):
         ctxt = keel_context.get_admin_context()
-        self.service_ref = self._register(ctxt)
+        if self._adopted_ref is not None:
+            self.service_ref = self._reload(ctxt, self._adopted_ref)
+        else:
+            self.service_ref = self._register(ctxt)
         try:
             self.manager.init_host(self.service_ref)
             self._start_rpc_servers()
@@ -131,8 +150,9 @@ class Service:
             self._stop_rpc_servers()
             self._mark_stopped()
             raise
-        self._heartbeat = self.servicegroup_api.join(self)
-        if self.periodic_enable:
+        if self.primary:
+            self._heartbeat = self.servicegroup_api.join(self)
+        if self.periodic_enable and self.primary:
             self._periodic_thread = threading.Thread(
                 target=self._run_periodic_tasks, daemon=True,
                 name=f"periodic-{self.binary}-{self.host}")
@@ -141,6 +161,16 @@ class Service:
                  self.binary, self.host, self.topic,
                  f" + {self.topic_alt}" if self.topic_alt else "",
                  versions.SERVICE_VERSION)
+
+    def _reload(self, ctxt, ref):
+        from keel import objects
+
+        try:
+            return objects.Service.get_by_id(ctxt, ref.id)
+        except exception.ServiceNotFound:
+            raise StartupError(
+                f"the record of {self.binary} on host {self.host} was "
+                f"deleted while its workers started; refusing to start.")
 
     def _register(self, ctxt):
         """Find or create our services row; refuse a live duplicate."""
@@ -293,7 +323,8 @@ class Service:
                  self.host)
 
     def _mark_stopped(self):
-        if self.service_ref is None:
+        if self.service_ref is None or self._adopted_ref is not None:
+            # A worker's record is the launcher's to mark.
             return
         try:
             self.service_ref.last_seen_up = servicegroup.api.STOPPED_MARK
@@ -336,9 +367,12 @@ def _safe_url(url):
 class Launcher:
     """Runs services until SIGTERM/SIGINT, then stops them in parallel."""
 
-    def __init__(self, services):
+    def __init__(self, services, parent_pid=None):
         self.services = list(services)
         self._stop = threading.Event()
+        # A launcher worker stops when the process that forked it is gone
+        # (it no longer has anyone to restart it or mark its record).
+        self.parent_pid = parent_pid
 
     def start(self):
         started = []
@@ -359,8 +393,13 @@ class Launcher:
         signal.signal(signal.SIGINT, self.request_stop)
 
     def wait(self):
+        import os
+
         while not self._stop.wait(1):
-            pass
+            if self.parent_pid and os.getppid() != self.parent_pid:
+                LOG.warning("The launcher of this worker (pid %d) is gone; "
+                            "stopping.", self.parent_pid)
+                break
         self._stop_all(self.services)
 
     def stop(self):
@@ -376,24 +415,42 @@ class Launcher:
             t.join()
 
 
-def serve(services, before_start=None):
+def serve(services, before_start=None, parent_pid=None):
     """Run ``services`` until SIGTERM/SIGINT; the exit code of the command.
 
     Start-up faults (database or broker unreachable after their retries, a
     live duplicate, ...) end with one clear line on stderr and exit 1.
+    ``parent_pid``: run as a worker of keel.workers' launcher (stop when
+    that process is gone).
     """
+    launcher = Launcher(services, parent_pid=parent_pid)
+    code = guarded_start(lambda: _start(launcher, before_start))
+    if code:
+        return code
+    try:
+        launcher.wait()
+    finally:
+        rpc_transport.cleanup()
+    return 0
+
+
+def _start(launcher, before_start):
+    rpc_transport.init()
+    check_broker()
+    if before_start is not None:
+        before_start()
+    launcher.install_signal_handlers()
+    launcher.start()
+
+
+def guarded_start(start):
+    """Run ``start()``; 0, or 1 after one clear line for a start-up fault."""
     import sys
 
     from oslo_db import exception as db_exc
 
-    launcher = Launcher(services)
     try:
-        rpc_transport.init()
-        check_broker()
-        if before_start is not None:
-            before_start()
-        launcher.install_signal_handlers()
-        launcher.start()
+        start()
     except StartupError as exc:
         return _fail(sys, str(exc))
     except db_exc.DBConnectionError as exc:
@@ -405,10 +462,6 @@ def serve(services, before_start=None):
                           f"running?): {exc}")
     except messaging.MessagingException as exc:
         return _fail(sys, f"message broker error: {exc}")
-    try:
-        launcher.wait()
-    finally:
-        rpc_transport.cleanup()
     return 0
 
 

@@ -1,4 +1,8 @@
-"""``keel conductor``: the nova-conductor service."""
+"""``keel conductor``: the nova-conductor service.
+
+``[conductor]/workers`` processes (default: the CPU count) serve the
+conductor topic as one service (keel/workers.py).
+"""
 from keel.cmd import common
 from keel.conf import CONF
 
@@ -8,10 +12,10 @@ def main(argv):
     # Imported after parsing: periodic task spacings read the config.
     from keel.conductor import manager
     from keel import objects
-    from keel import service
+    from keel import workers
 
     objects.register_all()
-    svc = service.Service(host=CONF.host, binary="nova-conductor",
-                          topic="conductor",
-                          manager=manager.ConductorManager(CONF.host))
-    return service.serve([svc])
+    return workers.serve(
+        host=CONF.host, binary="nova-conductor", topic="conductor",
+        manager_factory=lambda: manager.ConductorManager(CONF.host),
+        workers=workers.worker_count(CONF.conductor.workers))

@@ -1,4 +1,7 @@
 """Objects: Service, ServiceList (the cell database's services table)."""
+import threading
+import time
+
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -19,6 +22,19 @@ COMPUTE_BINARY = "nova-compute"
 # Fields that are not columns: compute_node and availability_zone are
 # loaded on demand.
 _NOT_COLUMNS = ("compute_node", "availability_zone")
+
+# Seconds the minimum version that guards every create/save is reused
+# (per cell and binary). Nova caches it for the life of its services; a
+# heartbeat (one save per service and report_interval) then costs no
+# query. A short life keeps the guard close to the database's answer.
+MIN_VERSION_CACHE_SECONDS = 60
+_min_version_cache = {}     # (cell uuid, binary) -> (version, monotonic)
+_min_version_lock = threading.Lock()
+
+
+def clear_min_version_cache():
+    with _min_version_lock:
+        _min_version_cache.clear()
 
 
 @base.KeelObjectRegistry.register
@@ -66,10 +82,26 @@ class Service(base.KeelPersistentObject, base.KeelObject):
             return
         if not self.binary.startswith("nova-"):
             return
-        minimum = self.get_minimum_version(self._context, self.binary)
+        minimum = self._cached_minimum_version()
         if minimum > self.version:
             raise exception.ServiceTooOld(thisver=self.version,
                                           minver=minimum)
+
+    def _cached_minimum_version(self):
+        key = (getattr(self._context, "cell_uuid", None)
+               or CONF.database.connection, self.binary)
+        now = time.monotonic()
+        with _min_version_lock:
+            hit = _min_version_cache.get(key)
+        if hit is not None and now - hit[1] < MIN_VERSION_CACHE_SECONDS:
+            return hit[0]
+        minimum = self.get_minimum_version(self._context, self.binary)
+        if minimum:
+            # Not cached while no such service exists: the first one to
+            # register sets the minimum.
+            with _min_version_lock:
+                _min_version_cache[key] = (minimum, now)
+        return minimum
 
     @staticmethod
     def _from_db_object(context, service, row):

@@ -6,6 +6,7 @@ old and it is not ``forced_down``. Heartbeats bump ``report_count`` through
 the Service object, so on a compute host the write goes via the conductor.
 """
 import datetime
+import random
 import threading
 
 from oslo_log import log as logging
@@ -103,6 +104,15 @@ class Heartbeat:
             self._thread.join(timeout)
 
     def _run(self):
+        # The first beat at a random point of the first period: services
+        # started together (a compute process with many hosts, a restart
+        # of every node) would otherwise beat in step for ever, a burst of
+        # concurrent saves that outgrows the conductor's connection pool
+        # (each extra connection is opened and closed again) every period.
+        # The start itself counted as a beat, so no gap exceeds a period.
+        if self._stop.wait(random.uniform(0, self.interval)):
+            return
+        self.report_state()
         while not self._stop.wait(self.interval):
             self.report_state()
 
