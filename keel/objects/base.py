@@ -235,12 +235,17 @@ def _plain_copy(value):
         return value
     if isinstance(value, ovoo_base.VersionedObject):
         return _ALWAYS
-    if kind is dict:
+    # Dict/list/set fields hold oslo's Coerced* subclasses, which keep a
+    # reference to their object: a deepcopy of one copies the whole object.
+    if isinstance(value, dict):
         if all(type(v) in _IMMUTABLE for v in value.values()):
             return dict(value)
-    elif kind in (list, set, tuple):
+    elif isinstance(value, (list, tuple)):
         if all(type(v) in _IMMUTABLE for v in value):
-            return kind(value)
+            return list(value) if isinstance(value, list) else tuple(value)
+    elif isinstance(value, (set, frozenset)):
+        if all(type(v) in _IMMUTABLE for v in value):
+            return set(value)
     if _holds_object(value):
         return _ALWAYS
     return copy.deepcopy(value)

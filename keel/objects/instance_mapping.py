@@ -1,5 +1,6 @@
 """Objects: InstanceMapping, InstanceMappingList (which cell holds an
 instance; cell_mapping is None while the instance is still building)."""
+from oslo_utils import timeutils
 import sqlalchemy as sa
 from sqlalchemy import orm
 
@@ -86,6 +87,22 @@ class InstanceMapping(base.KeelTimestampObject, base.KeelObject):
     @base.remotable
     def save(self):
         values = self._values_for_db()
+        if self.obj_attr_is_set("id") and self.obj_attr_is_set("created_at"):
+            # A loaded mapping (the conductor's commit point): one UPDATE,
+            # the object already holds the rest of the row.
+            values["updated_at"] = timeutils.utcnow()
+            im = models.InstanceMapping
+            with h.api_writer(self._context) as s:
+                done = s.execute(
+                    sa.update(im).where(im.instance_uuid == self.instance_uuid)
+                    .values(**values)
+                    .execution_options(synchronize_session=False)).rowcount
+            if not done:
+                raise exception.InstanceMappingNotFound(
+                    uuid=self.instance_uuid)
+            self.updated_at = values["updated_at"]
+            self.obj_reset_changes(recursive=True)
+            return
         with h.api_writer(self._context) as s:
             row = s.execute(sa.select(models.InstanceMapping).filter_by(
                 instance_uuid=self.instance_uuid)).scalars().first()

@@ -1,11 +1,14 @@
-"""Instance.create and Instance.save leave the object as a re-read would,
-without the SELECTs of a re-read (they run on every boot)."""
+"""Instance.create and Instance.save (and the InstanceMapping update of a
+boot) leave the object as a re-read would, without the SELECTs of a re-read
+(they run on every boot)."""
 import contextlib
 import datetime
 
+import pytest
 import sqlalchemy as sa
 
 from keel.db import session
+from keel import exception
 from keel import objects
 from tests.unit.objects.test_instance_db import _instance
 
@@ -14,7 +17,7 @@ _ALL = ["metadata", "system_metadata", "info_cache", "tags", "flavor",
 
 
 @contextlib.contextmanager
-def _statements():
+def _statements(engine=None):
     seen = []
 
     def hook(conn, cursor, statement, *args):
@@ -22,7 +25,7 @@ def _statements():
         if verb not in ("BEGIN", "COMMIT", "ROLLBACK"):
             seen.append(verb)
 
-    engine = session.cell_engine()
+    engine = engine or session.cell_engine()
     sa.event.listen(engine, "before_cursor_execute", hook)
     try:
         yield seen
@@ -107,3 +110,26 @@ def test_info_cache_save_is_one_update(ctx):
     assert seen == ["UPDATE", "UPDATE"], seen
     assert objects.InstanceInfoCache.get_by_instance_uuid(
         ctx, inst.uuid).network_info == []
+
+
+def test_instance_mapping_save_is_one_update(ctx):
+    cell = objects.CellMapping(
+        ctx, uuid="5d2a3c1e-7b4f-4e6a-9c8d-0e1f2a3b4c5d", name="cell1",
+        transport_url="none:///", database_connection="sqlite:///x.sqlite")
+    cell.create()
+    uuid = "0b9e8d7c-6a5f-4e3d-8c2b-1a0f9e8d7c6b"
+    objects.InstanceMapping(ctx, instance_uuid=uuid, project_id="p",
+                            user_id="u", cell_mapping=None).create()
+    mapping = objects.InstanceMapping.get_by_instance_uuid(ctx, uuid)
+    mapping.cell_mapping = cell
+    with _statements(session.api_engine()) as seen:
+        mapping.save()
+    assert seen == ["UPDATE"], seen
+    assert not mapping.obj_what_changed() and mapping.updated_at
+    got = objects.InstanceMapping.get_by_instance_uuid(ctx, uuid)
+    assert got.cell_mapping.uuid == cell.uuid
+    assert _naive(got.updated_at) == _naive(mapping.updated_at)
+    got.destroy()
+    mapping.cell_mapping = None
+    with pytest.raises(exception.InstanceMappingNotFound):
+        mapping.save()

@@ -82,3 +82,17 @@ def test_in_place_change_of_a_nested_plain_container():
         expected = _by_clone(obj.obj_clone(), mutate)
         got = _by_snapshot(obj.obj_clone(), mutate)
         assert got == expected
+
+
+def test_plain_fields_are_copied_without_deepcopy(monkeypatch):
+    # Dict fields are oslo CoercedDicts that point back at their object: a
+    # deep copy of one would copy the whole instance.
+    def _refuse(*args, **kwargs):
+        raise AssertionError("deepcopy")
+
+    monkeypatch.setattr(base.copy, "deepcopy", _refuse)
+    inst = _instance()
+    snap = base.snapshot_fields(inst)
+    inst.metadata["b"] = "2"
+    assert base.fields_changed_since(inst, snap) == sorted(
+        ["flavor", "info_cache", "metadata", "tags"])
