@@ -118,6 +118,7 @@ class Service:
         # and runs the periodic tasks (see adopt()).
         self._adopted_ref = None
         self.primary = True
+        self.beat_at_start = False
 
     def adopt(self, service_ref, primary):
         """Serve as one worker of a launcher that registered ``service_ref``.
@@ -129,6 +130,7 @@ class Service:
         """
         self._adopted_ref = service_ref
         self.primary = primary
+        self.beat_at_start = True
 
     def __repr__(self):
         return f"<Service {self.binary} on {self.host}>"

@@ -110,7 +110,11 @@ class Heartbeat:
         # concurrent saves that outgrows the conductor's connection pool
         # (each extra connection is opened and closed again) every period.
         # The start itself counted as a beat, so no gap exceeds a period.
-        if self._stop.wait(random.uniform(0, self.interval)):
+        # A worker taking over from a dead primary beats at once instead:
+        # its launcher's start-up beat may be long gone.
+        first = (0 if getattr(self.service, "beat_at_start", False)
+                 else random.uniform(0, self.interval))
+        if self._stop.wait(first):
             return
         self.report_state()
         while not self._stop.wait(self.interval):
