@@ -20,6 +20,7 @@ from keel.conf import CONF
 from keel import context as keel_context
 from keel import exception
 from keel.scheduler import filters as host_filters
+from keel.scheduler import gcpause
 from keel.scheduler import host_manager as hm
 from keel.scheduler import request_filter
 from keel.scheduler import resource_request
@@ -152,6 +153,12 @@ class Scheduler:
                             return_alternates=False):
         """A list (one per instance) of lists of (HostState, allocation
         request, version): the claimed host first, then alternates."""
+        with gcpause.paused():
+            return self._select_destinations(ctxt, spec, instance_uuids,
+                                             return_alternates)
+
+    def _select_destinations(self, ctxt, spec, instance_uuids,
+                             return_alternates):
         from keel import objects
 
         aggregates = list(objects.AggregateList.get_all(ctxt))
