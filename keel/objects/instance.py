@@ -659,16 +659,24 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
 
     @base.remotable_classmethod
     def get_uuids_by_hosts(cls, context, hosts):
-        """{host: [instance uuids]} for the given hosts (one query)."""
+        """{host: [instance uuids]} for the given hosts (one query);
+        ``hosts`` None: every host of the cell (cheaper than a long IN
+        list when the caller wants most of them)."""
         inst = models.Instance
         by_host = {}
         with h.cell_reader(context) as s:
-            # An expanding parameter: the statement compiles once and is
-            # cached, not once per call with a literal per host.
-            query = sa.select(inst.host, inst.uuid).where(
-                inst.host.in_(sa.bindparam("hosts", expanding=True)),
-                inst.deleted == 0)
-            for host, uuid in s.execute(query, {"hosts": list(hosts)}):
+            if hosts is None:
+                query = sa.select(inst.host, inst.uuid).where(
+                    inst.host.is_not(None), inst.deleted == 0)
+                params = {}
+            else:
+                # An expanding parameter: the statement compiles once and
+                # is cached, not once per call with a literal per host.
+                query = sa.select(inst.host, inst.uuid).where(
+                    inst.host.in_(sa.bindparam("hosts", expanding=True)),
+                    inst.deleted == 0)
+                params = {"hosts": list(hosts)}
+            for host, uuid in s.execute(query, params):
                 by_host.setdefault(host, []).append(uuid)
         return by_host
 

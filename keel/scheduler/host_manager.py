@@ -146,11 +146,12 @@ def _load_cell(cctxt, node_uuids, wanted, full_cells, templates, tracked):
     whose version moved since their entry in ``templates`` ({uuid:
     (version, HostState)}), and the instance uuids of the hosts not in
     ``tracked``.  In ``full_cells`` (most of their nodes are wanted) every
-    node is read and the unwanted dropped here: cheaper than an IN list
-    of a thousand uuids."""
+    node is read and the unwanted dropped here (and, when most hosts need
+    them, every instance): cheaper than an IN list of a thousand uuids."""
     from keel import objects
 
-    if getattr(cctxt, "cell_uuid", None) in full_cells:
+    full = getattr(cctxt, "cell_uuid", None) in full_cells
+    if full:
         rows = objects.ComputeNodeList.get_scheduling_rows(cctxt, None)
         rows = {u: row for u, row in rows.items() if u in wanted}
     else:
@@ -165,9 +166,16 @@ def _load_cell(cctxt, node_uuids, wanted, full_cells, templates, tracked):
         loaded = {n.uuid: n for n in
                   objects.ComputeNodeList.get_all_by_uuids(cctxt, stale)}
     hosts = {host for _, host, _ in rows.values()}
-    need = sorted(hosts - tracked)
-    instances = (objects.InstanceList.get_uuids_by_hosts(cctxt, need)
-                 if need else {})
+    need = hosts - tracked
+    if not need:
+        instances = {}
+    elif full and 2 * len(need) >= len(hosts):
+        # Most hosts of the cell: all its instances, no IN list (those of
+        # the other hosts are not looked at).
+        instances = objects.InstanceList.get_uuids_by_hosts(cctxt, None)
+    else:
+        instances = objects.InstanceList.get_uuids_by_hosts(
+            cctxt, sorted(need))
     return rows, loaded, instances
 
 

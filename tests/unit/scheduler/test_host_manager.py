@@ -226,6 +226,15 @@ def test_most_of_a_cell_read_whole_only_candidates_kept(ctxt):
         sa.event.remove(sa.engine.Engine, "before_cursor_execute", before)
     assert sorted(s.uuid for s in states) == sorted(nodes[:3])
     assert [s.uuid for s in one] == [nodes[3]]
+    # Each state has its own host's two instances, whichever way read.
+    by_host = {}
+    for state in states + one:
+        assert len(state.instances) == 2 == state.num_instances
+        by_host[state.host] = set(state.instances)
+    assert len(set().union(*by_host.values())) == 8
     node_queries = [q for q in seen if "FROM compute_nodes" in q]
     assert " IN (" not in node_queries[0]
     assert " IN (" in node_queries[1]
+    instance_queries = [q for q in seen if "FROM instances" in q]
+    assert " IN (" not in instance_queries[0]
+    assert " IN (" in instance_queries[1]
