@@ -118,8 +118,15 @@ def _sqlite_on_begin(conn):
 # "database is locked". Writers of this process therefore queue in order on
 # a lock per database file before BEGIN IMMEDIATE; SQLite's own lock then
 # only arbitrates with other processes (keel manage, a bench poller).
+# They queue before taking a pooled connection (_WriterPool): hundreds of
+# queued writers each holding one emptied the pool. The turn is given back
+# after COMMIT/ROLLBACK and at the latest when the connection returns to
+# the pool; a later BEGIN on the same connection queues again.
 _WRITER_TURN = "keel_writer_turn"
-WRITER_WAIT = 30.0   # as the busy timeout: a stuck writer still surfaces
+# The queue is fair, so a long wait means an overloaded process, not a
+# starved writer: wait long rather than fail a build (a deadlocked writer
+# still surfaces).
+WRITER_WAIT = 120.0
 
 
 class FairLock:
@@ -173,14 +180,35 @@ def writer_lock(path):
         return lock
 
 
+def _wait_for_turn(lock):
+    if not lock.acquire(WRITER_WAIT):
+        raise db_exc.DBError(
+            "database is locked: no write turn within %s s" % WRITER_WAIT)
+
+
 def _take_writer_turn(conn):
     lock = getattr(conn.dialect, _WRITER_TURN, None)
     if lock is None or _WRITER_TURN in conn.info:
         return
-    if not lock.acquire(WRITER_WAIT):
-        raise db_exc.DBError(
-            "database is locked: no write turn within %s s" % WRITER_WAIT)
+    _wait_for_turn(lock)
     conn.info[_WRITER_TURN] = lock
+
+
+class _WriterPool(sa.pool.QueuePool):
+    """Writers wait for their turn before they take a connection."""
+
+    def connect(self):
+        lock = getattr(self._dialect, _WRITER_TURN, None)
+        if lock is None:
+            return super().connect()
+        _wait_for_turn(lock)
+        try:
+            fairy = super().connect()
+        except BaseException:
+            lock.release()
+            raise
+        fairy.info[_WRITER_TURN] = lock
+        return fairy
 
 
 def _end_writer_turn(info):
@@ -224,7 +252,7 @@ def _install_sqlite_pragmas(engine, immediate=True):
             if getattr(fn, "__name__", "") == "_sqlite_emit_begin":
                 sa.event.remove(engine, "begin", fn)
         sa.event.listen(engine, "begin", _sqlite_on_begin)
-    _pool_connections(engine)
+    _pool_connections(engine, _WriterPool if immediate else None)
     if immediate:
         _install_writer_turns(engine)
     # oslo.db opened a first connection to test the URL before these
@@ -232,7 +260,7 @@ def _install_sqlite_pragmas(engine, immediate=True):
     engine.dispose()
 
 
-def _pool_connections(engine):
+def _pool_connections(engine, pool_class=None):
     """Keep SQLite connections open between transactions.
 
     oslo.db gives file-based SQLite a NullPool, so every transaction opens
@@ -248,7 +276,7 @@ def _pool_connections(engine):
     old = engine.pool
     if not isinstance(old, sa.pool.NullPool):
         return
-    engine.pool = sa.pool.QueuePool(
+    engine.pool = (pool_class or sa.pool.QueuePool)(
         old._creator, pool_size=16, max_overflow=64, timeout=60,
         recycle=old._recycle, echo=old.echo,
         logging_name=old._orig_logging_name,

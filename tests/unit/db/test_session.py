@@ -116,3 +116,31 @@ def test_many_concurrent_writers_all_succeed(db):
     with writer.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM t").scalar() == 450
     assert not lock.locked()
+
+
+def test_waiting_writers_do_not_hold_pooled_connections(db):
+    _ctx, writer, lock = db
+    done = []
+
+    def work(n):
+        with writer.begin() as conn:
+            conn.exec_driver_sql("INSERT INTO t (v) VALUES (?)", (n,))
+        done.append(n)
+
+    conn = writer.connect()
+    conn.begin()
+    conn.exec_driver_sql("INSERT INTO t (v) VALUES (-1)")
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(40)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 10
+    while len(lock._waiters) < 40 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(lock._waiters) == 40
+    # 40 queued writers, one connection out: the pool cannot run dry.
+    assert writer.pool.checkedout() == 1
+    conn.commit()
+    conn.close()
+    for t in threads:
+        t.join(30)
+    assert sorted(done) == list(range(40))
