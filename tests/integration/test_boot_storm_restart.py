@@ -36,7 +36,9 @@ from tests.integration.test_boot_rabbit import create_flavor
 from tests.integration.test_boot_rabbit import wait
 from tests.integration.test_services_rabbit import _rabbit_or_skip
 
-pytestmark = pytest.mark.integration
+# A deployment starts in 1-2 minutes on a loaded machine; the storm and
+# the deletions take another 1-2.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 N = int(os.environ.get("KEEL_BOOT_STORM_N",
                        "40" if os.environ.get("CI") else "100"))
