@@ -26,6 +26,10 @@ from keel.conf import CONF
 if benchcounters.ENABLED:  # bench/boot.py only; nothing installed otherwise
     benchcounters.install_sql()
 
+from keel.db import pymysql_tls  # noqa: E402
+
+pymysql_tls.install()   # one TLS context per process, not per connection
+
 _lock = threading.Lock()
 _api_context = None
 _cell_contexts = {}
