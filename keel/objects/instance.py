@@ -374,12 +374,15 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             s.add(row)
             s.flush()
             s.add(models.InstanceExtra(instance_uuid=uuid, **extra))
-            for key, value in (changes.get("metadata") or {}).items():
-                s.add(models.InstanceMetadata(instance_uuid=uuid, key=key,
-                                              value=value))
-            for key, value in (changes.get("system_metadata") or {}).items():
-                s.add(models.InstanceSystemMetadata(
-                    instance_uuid=uuid, key=key, value=value))
+            # Key/value rows as one executemany per table (the ORM would
+            # INSERT .. RETURNING row by row on SQLite to learn their ids).
+            for model, name in ((models.InstanceMetadata, "metadata"),
+                                (models.InstanceSystemMetadata,
+                                 "system_metadata")):
+                rows = [{"instance_uuid": uuid, "key": key, "value": value}
+                        for key, value in (changes.get(name) or {}).items()]
+                if rows:
+                    s.execute(sa.insert(model), rows)
             cache = changes.get("info_cache")
             network_info = "[]"
             if cache is not None and cache.obj_attr_is_set("network_info") \

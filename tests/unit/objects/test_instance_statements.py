@@ -34,8 +34,10 @@ def _statements(engine=None):
 
 
 def _naive(value):
+    # MySQL's DATETIME keeps whole seconds; the object keeps what was
+    # written, microseconds included (as Nova's objects do).
     if isinstance(value, datetime.datetime):
-        return value.replace(tzinfo=None)
+        return value.replace(tzinfo=None, microsecond=0)
     return value
 
 
