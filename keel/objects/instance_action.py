@@ -24,6 +24,22 @@ def _find_action(session, instance_uuid, request_id):
         .order_by(act.id.desc())).scalars().first()
 
 
+def _find_action_and_event(session, instance_uuid, request_id, event_name):
+    """(action, newest event named ``event_name`` of it) in one SELECT:
+    the action is the request's newest, as _find_action's; None if either
+    is missing."""
+    act, ev = models.InstanceAction, models.InstanceActionEvent
+    newest = (sa.select(sa.func.max(act.id))
+              .where(act.instance_uuid == instance_uuid,
+                     act.request_id == request_id, act.deleted == 0)
+              .scalar_subquery())
+    found = session.execute(
+        sa.select(act, ev).join(ev, ev.action_id == act.id)
+        .where(act.id == newest, ev.event == event_name, ev.deleted == 0)
+        .order_by(ev.id.desc()).limit(1)).first()
+    return None if found is None else (found[0], found[1])
+
+
 @base.KeelObjectRegistry.register
 class InstanceAction(base.KeelPersistentObject, base.KeelObject,
                      base.KeelObjectDictCompat):
@@ -205,14 +221,14 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
             exc_tb = "".join(tb_mod.format_tb(exc_tb))
         now = timeutils.utcnow()
         with h.cell_writer(context) as s:
-            action = cls._action_for(s, context, instance_uuid)
-            ev = models.InstanceActionEvent
-            row = s.execute(sa.select(ev).where(
-                ev.action_id == action.id, ev.event == event_name,
-                ev.deleted == 0).order_by(ev.id.desc())).scalars().first()
-            if row is None:
+            found = _find_action_and_event(s, instance_uuid,
+                                           context.request_id, event_name)
+            if found is None:
+                # Which one is missing, for the right exception.
+                action = cls._action_for(s, context, instance_uuid)
                 raise exception.InstanceActionEventNotFound(
                     action_id=action.id, event=event_name)
+            action, row = found
             row.finish_time = now
             row.result = RESULT_ERROR if exc_val is not None \
                 else RESULT_SUCCESS

@@ -95,3 +95,29 @@ def test_faults(ctx, instance):
         instance.uuid: 500, other.uuid: 404}
     assert objects.InstanceFault.get_latest_for_instance(
         ctx, uuidutils.generate_uuid()) is None
+
+
+def test_event_finish_reads_action_and_event_at_once(ctx, instance):
+    from tests.unit.objects.test_instance_statements import _statements
+
+    objects.InstanceAction.action_start(ctx, instance.uuid, "reboot")
+    objects.InstanceActionEvent.event_start(ctx, instance.uuid, "old_step")
+    with pytest.raises(exception.InstanceActionNotFound):
+        objects.InstanceActionEvent.event_finish(ctx, uuidutils.generate_uuid(),
+                                                 "old_step")
+    with _statements() as seen:
+        objects.InstanceActionEvent.event_finish(ctx, instance.uuid,
+                                                 "old_step",
+                                                 want_result=False)
+    assert seen == ["SELECT", "UPDATE", "UPDATE"], seen
+    # A newer action of the same request: its events only, as before.
+    objects.InstanceAction.action_start(ctx, instance.uuid, "rebuild")
+    with pytest.raises(exception.InstanceActionEventNotFound):
+        objects.InstanceActionEvent.event_finish(ctx, instance.uuid,
+                                                 "old_step")
+    objects.InstanceActionEvent.event_start(ctx, instance.uuid, "old_step")
+    done = objects.InstanceActionEvent.event_finish(ctx, instance.uuid,
+                                                    "old_step")
+    newest = objects.InstanceAction.get_by_request_id(ctx, instance.uuid,
+                                                      ctx.request_id)
+    assert done.action_id == newest.id and done.result == "Success"
