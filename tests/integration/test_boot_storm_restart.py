@@ -24,6 +24,7 @@ import os
 import subprocess
 import threading
 import time
+import urllib.parse
 
 import pytest
 import requests
@@ -63,8 +64,11 @@ class ProxiedDeployment(Deployment):
     proxy each. The test's own reads go straight to MariaDB."""
 
     def __init__(self, tmp, **kw):
-        self.rabbit_proxy = TcpProxy("127.0.0.1", 5672).start()
-        self.db_proxy = TcpProxy("127.0.0.1", 3306).start()
+        db = sa.engine.make_url(databases.MARIADB_ADMIN_URL)
+        rabbit = urllib.parse.urlsplit(databases.RABBIT_URL)
+        self.rabbit_proxy = TcpProxy(rabbit.hostname,
+                                     rabbit.port or 5672).start()
+        self.db_proxy = TcpProxy(db.host, db.port or 3306).start()
         super().__init__(tmp, backend="mysql", **kw)
         self.direct = dict(self.urls)
         self.urls = {k: _via(u, self.db_proxy) for k, u in self.urls.items()}

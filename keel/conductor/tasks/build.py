@@ -91,6 +91,11 @@ class ScheduleAndBuild:
             host_lists = self._schedule(context, request_specs[0], uuids)
         except Exception as exc:  # noqa: BLE001 - every failure is buried
             LOG.exception("Failed to schedule instances")
+            if not isinstance(exc, exception.NoValidHost):
+                # The scheduler may have claimed and its answer got lost
+                # (the call timed out): nothing stays claimed for them.
+                for uuid in uuids:
+                    self._release(context, uuid)
             cell0.bury(context, request_specs[0], exc, image=self.image,
                        build_requests=build_requests,
                        block_device_mapping=block_device_mapping, tags=tags,

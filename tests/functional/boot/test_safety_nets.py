@@ -290,3 +290,29 @@ def test_server_renamed_before_its_build_is_taken_still_builds(
         ctxt, **original)
     inst = settled(ctxt, boot.uuid, timeout=10)
     assert inst.vm_state == "active"
+
+
+def test_schedule_answer_lost_leaves_no_claim(cloud, ctxt, monkeypatch):
+    # The scheduler claimed but its answer never came back (the broker
+    # restarted, the call timed out): the server is buried in cell0 with
+    # the fault and its claim does not stay behind.
+    import oslo_messaging as messaging
+
+    from keel.conductor.tasks import build
+
+    (boot,), original = helpers.boot_request(ctxt)
+    real = build.ScheduleAndBuild._schedule
+
+    def claimed_then_lost(self, context, spec, uuids):
+        real(self, context, spec, uuids)
+        assert allocations(cloud, boot.uuid)
+        raise messaging.MessagingTimeout("no reply")
+    monkeypatch.setattr(build.ScheduleAndBuild, "_schedule",
+                        claimed_then_lost)
+    conductor_rpcapi.ComputeTaskAPI().schedule_and_build_instances(
+        ctxt, **original)
+    inst = settled(ctxt, boot.uuid, states=("error",), timeout=20)
+    assert inst is not None
+    mapping = objects.InstanceMapping.get_by_instance_uuid(ctxt, boot.uuid)
+    assert mapping.cell_mapping.uuid == objects.CellMapping.CELL0_UUID
+    assert allocations(cloud, boot.uuid) == {}
