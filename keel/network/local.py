@@ -44,9 +44,11 @@ class LocalNetworkAPI(base.NetworkAPI):
                               resource_provider_mapping=None):
         _check(requested_networks)
         _check_groups(security_groups)
-        info = model.NetworkInfo()
-        base.update_instance_cache(context, instance, info)
-        return info
+        # Nothing to allocate, so nothing to save: as Nova's neutron API
+        # returns empty network info without touching the cache when no
+        # network is configured; the compute folds the (empty) info into
+        # its next instance save.
+        return model.NetworkInfo()
 
     def deallocate_for_instance(self, context, instance,
                                 requested_networks=None):
