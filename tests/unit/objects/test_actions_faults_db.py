@@ -103,8 +103,8 @@ def test_event_finish_reads_action_and_event_at_once(ctx, instance):
     objects.InstanceAction.action_start(ctx, instance.uuid, "reboot")
     objects.InstanceActionEvent.event_start(ctx, instance.uuid, "old_step")
     with pytest.raises(exception.InstanceActionNotFound):
-        objects.InstanceActionEvent.event_finish(ctx, uuidutils.generate_uuid(),
-                                                 "old_step")
+        objects.InstanceActionEvent.event_finish(
+            ctx, uuidutils.generate_uuid(), "old_step")
     with _statements() as seen:
         objects.InstanceActionEvent.event_finish(ctx, instance.uuid,
                                                  "old_step",
