@@ -6,6 +6,7 @@ openstacksdk; Placement is read over HTTP to check the claims.
 
 ``Deployment`` is reused by test_boot_storm.py (the kill -9 fault test).
 """
+import os
 import signal
 import subprocess
 import sys
@@ -37,6 +38,29 @@ def wait(predicate, timeout, what, interval=0.3):
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def _descendants(pid):
+    """Every process below ``pid`` (from /proc: children first found by
+    their parent pid, then theirs)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # The command name may hold spaces: fields after its ')'.
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        parents.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
 
 
 class Deployment:
@@ -169,8 +193,16 @@ class Deployment:
             time.sleep(1)
 
     def kill(self, name):
+        """kill -9 the service and every process it forked (conductor and
+        scheduler workers would otherwise stop gracefully when their
+        launcher dies: a softer fault than the one meant)."""
         proc = self.procs[name]
-        proc.send_signal(signal.SIGKILL)
+        pids = [proc.pid] + _descendants(proc.pid)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         proc.wait(10)
 
     def stop(self):
