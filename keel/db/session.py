@@ -201,6 +201,12 @@ def _take_writer_turn(conn):
 class _WriterPool(sa.pool.QueuePool):
     """Writers wait for their turn before they take a connection."""
 
+    # SQLAlchemy names a pool's logger after its class's module: keep this
+    # one under "sqlalchemy" (WARN by oslo.log's defaults) so that its INFO
+    # lines ("Pool recreating" on every dispose) stay out of the commands'
+    # output, as those of SQLAlchemy's own pools do.
+    __module__ = "sqlalchemy.pool.impl"
+
     def connect(self):
         lock = getattr(self._dialect, _WRITER_TURN, None)
         if lock is None:
