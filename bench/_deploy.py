@@ -214,8 +214,6 @@ class Distributed(Deployment):
         images = os.path.join(workdir, "images")
         common = (f"[DEFAULT]\ntransport_url = {self.rabbit_url}\n"
                   f"control_exchange = keel_bench_{tag}\n"
-                  "rpc_response_timeout = 30\n"
-                  "periodic_fuzzy_delay = 0\n"
                   f"[image_catalogue]\npath = {images}\n" + UNLIMITED)
         control = self._write("control.conf", common +
                               f"[api_database]\nconnection = {self.urls['api']}\n"
