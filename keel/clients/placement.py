@@ -39,6 +39,12 @@ CONSUMER_GENERATION_VERSION = "1.28"
 USAGES_VERSION = "1.9"
 DELETE_VERSION = "1.0"
 
+# Requests sent a second time when the connection drops under them: a
+# repeat either does the same thing again or fails on a generation
+# (resource provider or consumer) that the first attempt moved on, which
+# the callers below already handle.  Never POST.
+IDEMPOTENT = frozenset(("GET", "HEAD", "PUT", "DELETE"))
+
 
 class GenerationConflict(exception.ResourceProviderUpdateConflict):
     """Placement refused a write because our provider generation is stale."""
@@ -129,13 +135,32 @@ class PlacementClient(object):
             benchcounters.placement_request(method, url)
         if json is not None:
             kwargs["json"] = json
+        retried = False
         try:
-            return self.adapter.request(url, method, **kwargs)
+            try:
+                resp = self.adapter.request(url, method, **kwargs)
+            except ks_exc.ConnectFailure as exc:
+                # (Not ConnectTimeout, a sibling class: a slow server.)
+                if method not in IDEMPOTENT:
+                    raise
+                # A pooled keep-alive connection the server closed as we
+                # reused it (cheroot expires idle ones after its timeout,
+                # racing a request just sent).  The pool dropped the dead
+                # socket: one more try goes over a fresh connection.  The
+                # [placement] connect_retries option still applies on top.
+                LOG.info("Placement %s %s: connection lost (%s); retrying "
+                         "once", method, url, exc)
+                retried = True
+                resp = self.adapter.request(url, method, **kwargs)
         except (ks_exc.EndpointNotFound, ks_exc.MissingAuthPlugin,
                 ks_exc.Unauthorized, ks_exc.DiscoveryFailure,
                 ks_exc.ConnectFailure, ks_exc.ConnectTimeout) as exc:
             LOG.warning("Placement %s %s unreachable: %s", method, url, exc)
             raise exception.PlacementAPIConnectFailure() from exc
+        # The first attempt may have been applied before the connection
+        # dropped: callers of non-repeatable writes check (see report.py).
+        resp.keel_retried = retried
+        return resp
 
     def _fail(self, resp, method, url):
         raise PlacementError(method=method, url=url,

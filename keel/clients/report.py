@@ -294,6 +294,14 @@ class ReportClient(object):
             if (resp.status_code == 409
                     and pl.error_code(resp) == "placement.concurrent_update"):
                 if "consumer generation conflict" in detail.lower():
+                    if getattr(resp, "keel_retried", False) and \
+                            self._already_written(context, consumer_uuid,
+                                                  allocations, project_id,
+                                                  user_id):
+                        # Our first attempt was applied, then its answer
+                        # was lost with the connection: the repeat found
+                        # the consumer generation it had moved on.
+                        return True
                     raise exception.AllocationUpdateFailed(
                         consumer_uuid=consumer_uuid, error=detail)
                 continue
@@ -301,6 +309,20 @@ class ReportClient(object):
                         consumer_uuid, resp.status_code, detail)
             return False
         return False
+
+    def _already_written(self, context, consumer_uuid, allocations,
+                         project_id, user_id):
+        """Whether the consumer holds exactly ``allocations`` (and, when it
+        holds any, for ``project_id`` / ``user_id``)."""
+        current = self.placement.get_allocations(context, consumer_uuid)
+        held = {rp: dict(alloc.get("resources") or {}) for rp, alloc in
+                (current.get("allocations") or {}).items()}
+        wanted = {rp: dict(alloc.get("resources") or {})
+                  for rp, alloc in allocations.items()}
+        if held != wanted:
+            return False
+        return not held or (current.get("project_id") == project_id
+                            and current.get("user_id") == user_id)
 
     def claim_resources(self, context, consumer_uuid, alloc_request,
                         project_id, user_id, consumer_generation=None):

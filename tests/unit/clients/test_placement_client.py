@@ -1,7 +1,10 @@
 """The report client against the real (embedded) Placement service."""
 import collections
+import socketserver
+import threading
 import uuid
 
+from keystoneauth1 import exceptions as ks_exc
 import pytest
 from oslo_config import cfg
 
@@ -250,3 +253,116 @@ def test_many_hosts_one_client_second_cycle_is_free(env):
     for rp in list(hosts)[:3]:
         inv, _gen = client.placement.get_inventories(ctx, rp)
         assert inv["MEMORY_MB"]["reserved"] == 512
+
+
+class _DropSecondRequestHandler(socketserver.StreamRequestHandler):
+    """Answers the first request of a connection keeping it alive, then
+    closes it without answering the next one: a keep-alive connection the
+    server expired just as the client reused it."""
+
+    def _read_request(self):
+        line = self.rfile.readline()
+        if not line:
+            return None
+        length = 0
+        while True:
+            header = self.rfile.readline()
+            if header in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = header.decode().partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        if length:
+            self.rfile.read(length)
+        return line
+
+    def handle(self):
+        if self._read_request() is None:
+            return
+        self.server.answered += 1
+        body = b'{"uuid": "x"}'
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json"
+                         b"\r\nContent-Length: %d\r\n\r\n%s"
+                         % (len(body), body))
+        self.wfile.flush()
+        # The connection's next request arrives and is dropped unanswered.
+        self._read_request()
+
+
+@pytest.fixture
+def dropping_server():
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0),
+                                             _DropSecondRequestHandler)
+    server.daemon_threads = True
+    server.answered = 0
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_dropped_keepalive_connection_is_retried_for_idempotent(
+        dropping_server):
+    endpoint = "http://127.0.0.1:%d" % dropping_server.server_address[1]
+    client = pl.PlacementClient(pl.adapter_for_endpoint(endpoint))
+    for method in ("GET", "PUT", "DELETE", "GET"):
+        resp = client.request(None, method, "/resource_providers/x", "1.14",
+                              json={} if method == "PUT" else None)
+        assert resp.status_code == 200
+    assert dropping_server.answered == 4
+    # The first request of a connection is not a retry, its reuse is.
+    client = pl.PlacementClient(pl.adapter_for_endpoint(endpoint))
+    assert [client.request(None, "GET", "/x", "1.0").keel_retried
+            for _ in range(2)] == [False, True]
+
+
+def test_dropped_keepalive_connection_fails_a_post(dropping_server):
+    endpoint = "http://127.0.0.1:%d" % dropping_server.server_address[1]
+    client = pl.PlacementClient(pl.adapter_for_endpoint(endpoint))
+    assert client.request(None, "GET", "/x", "1.0").status_code == 200
+    # A POST may have been applied: it is not sent twice.
+    with pytest.raises(exception.PlacementAPIConnectFailure):
+        client.request(None, "POST", "/resource_providers", "1.20",
+                       json={"name": "n"})
+
+
+class _LosesFirstAnswer(object):
+    """The first PUT reaches Placement, then its answer is lost."""
+
+    def __init__(self, adapter, apply_first):
+        self._adapter = adapter
+        self.apply_first = apply_first
+        self.lost = 0
+
+    def request(self, url, method, **kwargs):
+        if method == "PUT" and not self.lost:
+            self.lost += 1
+            if self.apply_first:
+                self._adapter.request(url, method, **kwargs)
+            raise ks_exc.ConnectFailure("Connection aborted.")
+        return self._adapter.request(url, method, **kwargs)
+
+
+@pytest.mark.parametrize("apply_first", [True, False])
+def test_claim_survives_a_lost_answer(env, apply_first):
+    conf, _adapter, client, ctx = env
+    rp, _name = _new_root(client, ctx)
+    client.set_inventory_for_provider(ctx, rp, INV)
+    lossy = report.ReportClient(pl.PlacementClient(_LosesFirstAnswer(
+        pl.build_adapter(conf), apply_first)), conf=conf)
+    consumer = str(uuid.uuid4())
+    areq = {"allocations": {rp: {"resources": {"VCPU": 2}}}}
+    assert lossy.claim_resources(ctx, consumer, areq, "p", "u")
+    held = client.get_allocs_for_consumer(ctx, consumer)
+    assert held["allocations"][rp]["resources"] == {"VCPU": 2}
+    assert held["consumer_generation"] == 1     # written once
+    # Someone else's allocations under the same consumer still conflict.
+    other = str(uuid.uuid4())
+    assert client.claim_resources(
+        ctx, other, {"allocations": {rp: {"resources": {"VCPU": 1}}}},
+        "p", "u")
+    lossy.placement.adapter.lost = 0
+    lossy.placement.adapter.apply_first = False
+    with pytest.raises(exception.AllocationUpdateFailed):
+        lossy.claim_resources(ctx, other, areq, "p", "u")
