@@ -27,6 +27,7 @@ from oslo_versionedobjects import exception as ovoo_exc
 
 from keel.objects import db_helpers
 from keel.objects import fields as obj_fields
+from keel.objects import primitives
 
 # Compute hosts call this at start-up: afterwards an object method that
 # would touch a database locally raises DBNotAllowed (as Nova's
@@ -58,6 +59,14 @@ class KeelObjectRegistry(ovoo_base.VersionedObjectRegistry):
             setattr(objects, cls.obj_name(), cls)
 
 
+# The primitive's keys (serial namespace "nova_object").
+_NAME_KEY = "nova_object.name"
+_NS_KEY = "nova_object.namespace"
+_VERSION_KEY = "nova_object.version"
+_DATA_KEY = "nova_object.data"
+_CHANGES_KEY = "nova_object.changes"
+
+
 class KeelObject(ovoo_base.VersionedObject):
     """Base class for every keel object (Nova's NovaObject)."""
 
@@ -81,14 +90,8 @@ class KeelObject(ovoo_base.VersionedObject):
         return hasattr(self, "_obj_" + attrname)
 
     def obj_what_changed(self):
-        fields = self.fields
-        changes = {f for f in self._changed_fields if f in fields}
-        for field in fields:
-            value = getattr(self, "_obj_" + field, None)
-            if (isinstance(value, ovoo_base.VersionedObject) and
-                    value.obj_what_changed()):
-                changes.add(field)
-        return changes
+        # Only fields that can hold an object are looked into (the plan).
+        return primitives.what_changed(self)
 
     def obj_to_primitive(self, target_version=None, version_manifest=None):
         """Backport with a version manifest even when none is given.
@@ -96,13 +99,42 @@ class KeelObject(ovoo_base.VersionedObject):
         Like Nova, keel keeps no per-parent child version tables
         (obj_relationships); nested objects stay at the versions of our own
         object tree unless the caller's manifest says otherwise.
+
+        At our own version (every RPC message but a backport) the
+        primitive is built from the class' plan (keel/objects/primitives.py):
+        the same dict as oslo's, without a generic call per plain field.
         """
+        if ((target_version is None or target_version == self.VERSION)
+                and not version_manifest):
+            obj = {_NAME_KEY: self.obj_name(),
+                   _NS_KEY: self.OBJ_PROJECT_NAMESPACE,
+                   _VERSION_KEY: self.VERSION}
+            obj[_DATA_KEY] = data = primitives.fields_to_primitive(self)
+            changed = self.obj_what_changed()
+            if changed:
+                changes = [name for name in changed if name in data]
+                if changes:
+                    obj[_CHANGES_KEY] = changes
+            return obj
         if (target_version is not None and target_version != self.VERSION
                 and version_manifest is None):
             version_manifest = ovoo_base.obj_tree_get_versions(
                 self.obj_name())
         return super().obj_to_primitive(target_version=target_version,
                                         version_manifest=version_manifest)
+
+    @classmethod
+    def _obj_from_primitive(cls, context, objver, primitive):
+        # oslo's, with the plain fields set without the setter's coerce
+        # (an identity for them; see keel/objects/primitives.py).
+        self = cls()
+        self._context = context
+        self.VERSION = objver
+        primitives.fields_from_primitive(self, primitive[_DATA_KEY])
+        fields = self.fields
+        self._changed_fields = {
+            x for x in primitive.get(_CHANGES_KEY, ()) if x in fields}
+        return self
 
     @contextlib.contextmanager
     def obj_alternate_context(self, context):

@@ -1,0 +1,137 @@
+"""Per-class plans that make (de)serialising versioned objects cheap.
+
+oslo.versionedobjects turns each field into and out of its primitive through
+two or three generic calls (Field.to_primitive -> FieldType.to_primitive,
+Field.from_primitive -> FieldType.from_primitive, then the property setter's
+Field.coerce), and tests each field with hasattr on a freshly built
+"_obj_<name>" string. Every RPC message of every service does this for each
+field of each object (an Instance has ~75). Most fields are plain strings,
+integers and booleans whose primitive *is* the value, so a plan made once
+per class says, per field, whether the value can be copied as it is; every
+other field still goes through oslo's own calls, so the primitives (and the
+values read back) are exactly oslo's.
+"""
+import re
+
+from oslo_versionedobjects import base as ovoo_base
+from oslo_versionedobjects import fields as ovoo_fields
+
+# Field types whose coerce returns a value of exactly this Python type
+# unchanged (str(s) is s, int(i) is i, ...): for such a value, from_primitive
+# followed by the setter's coerce is the identity.
+_SAME_IF = {
+    ovoo_fields.String.coerce: str,
+    ovoo_fields.Integer.coerce: int,
+    ovoo_fields.Boolean.coerce: bool,
+    ovoo_fields.Float.coerce: float,
+}
+# UUID's coerce only warns about a malformed value; a canonical one is kept.
+_UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                      r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
+# Kinds of the from-primitive plan.
+_SLOW, _PLAIN, _UUID, _ENUM = range(4)
+# Field types that can never hold a versioned object (for obj_what_changed).
+_NEVER_OBJECT = (ovoo_fields.String, ovoo_fields.Integer, ovoo_fields.Boolean,
+                 ovoo_fields.Float, ovoo_fields.DateTime, ovoo_fields.UUID,
+                 ovoo_fields.NonNegativeInteger,
+                 ovoo_fields.NonNegativeFloat, ovoo_fields.IPAddress,
+                 ovoo_fields.IPNetwork)
+
+_PLANS = {}
+
+
+class Plan(object):
+    """What obj_to_primitive / _obj_from_primitive / obj_what_changed need
+    to know about one class' fields."""
+
+    def __init__(self, cls):
+        self.fields = cls.fields
+        generic_field = (
+            ovoo_fields.Field.to_primitive, ovoo_fields.Field.from_primitive,
+            ovoo_fields.Field.coerce)
+        to_prim, from_prim, maybe_objects = [], [], []
+        for name, field in cls.fields.items():
+            ftype = field._type
+            plain_field = (type(field).to_primitive, type(field).from_primitive,
+                           type(field).coerce) == generic_field
+            # to: the value is its own primitive when the type does not
+            # override FieldType.to_primitive (None is always None).
+            copy_out = (plain_field and type(ftype).to_primitive is
+                        ovoo_fields.FieldType.to_primitive)
+            to_prim.append((name, "_obj_" + name, field, copy_out))
+            kind, same = _SLOW, None
+            if plain_field and type(ftype).from_primitive is \
+                    ovoo_fields.FieldType.from_primitive:
+                coerce = type(ftype).coerce
+                if coerce in _SAME_IF:
+                    kind, same = _PLAIN, _SAME_IF[coerce]
+                elif coerce is ovoo_fields.UUID.coerce:
+                    kind, same = _UUID, str
+                elif coerce is ovoo_fields.Enum.coerce:
+                    kind, same = _ENUM, str
+            from_prim.append((name, "_obj_" + name, field, kind, same,
+                              field.nullable))
+            if not (plain_field and isinstance(ftype, _NEVER_OBJECT)):
+                maybe_objects.append("_obj_" + name)
+        self.to_prim = tuple(to_prim)
+        self.from_prim = tuple(from_prim)
+        self.maybe_objects = tuple(maybe_objects)
+
+
+def plan_for(cls):
+    plan = _PLANS.get(cls)
+    if plan is None or plan.fields is not cls.fields:
+        plan = _PLANS[cls] = Plan(cls)
+    return plan
+
+
+def fields_to_primitive(obj):
+    """{name: primitive} of the set fields, as oslo's obj_to_primitive."""
+    primitive = {}
+    values = obj.__dict__
+    for name, attr, field, copy_out in plan_for(type(obj)).to_prim:
+        if attr not in values:
+            continue
+        value = values[attr]
+        if value is None or copy_out:
+            primitive[name] = value
+        else:
+            primitive[name] = field.to_primitive(obj, name, value)
+    return primitive
+
+
+def fields_from_primitive(obj, objdata):
+    """Set ``obj``'s fields from the primitive's data, as oslo's
+    _obj_from_primitive does through the property setters."""
+    values = obj.__dict__
+    for name, attr, field, kind, same, nullable in \
+            plan_for(type(obj)).from_prim:
+        if name not in objdata:
+            continue
+        value = objdata[name]
+        if value is None:
+            if nullable:
+                values[attr] = None
+                continue
+        elif type(value) is same and (
+                kind == _PLAIN or
+                (kind == _UUID and _UUID_RE.match(value)) or
+                (kind == _ENUM and value in field._type._valid_values)):
+            values[attr] = value
+            continue
+        setattr(obj, name, field.from_primitive(obj, name, value))
+
+
+def what_changed(obj):
+    """oslo's obj_what_changed: the recorded changes plus every field
+    holding an object that has changes of its own."""
+    fields = obj.fields
+    changes = {f for f in obj._changed_fields if f in fields}
+    values = obj.__dict__
+    for attr in plan_for(type(obj)).maybe_objects:
+        value = values.get(attr)
+        if (value is not None and
+                isinstance(value, ovoo_base.VersionedObject) and
+                value.obj_what_changed()):
+            changes.add(attr[5:])
+    return changes
