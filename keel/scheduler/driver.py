@@ -19,6 +19,7 @@ import random
 from keel.conf import CONF
 from keel import context as keel_context
 from keel import exception
+from keel.scheduler import aggregates as sched_aggregates
 from keel.scheduler import filters as host_filters
 from keel.scheduler import gcpause
 from keel.scheduler import host_manager as hm
@@ -33,8 +34,12 @@ NOT_ENOUGH_HOSTS = "There are not enough hosts available."
 
 class Scheduler:
 
-    def __init__(self, report_client=None, instance_view=None):
+    def __init__(self, report_client=None, instance_view=None,
+                 aggregate_view=None):
         self._report = report_client
+        # The manager's view follows the API's fanout casts; alone (tests,
+        # bench/scheduler.py) the driver keeps its own, re-read on a timer.
+        self.aggregates = aggregate_view or sched_aggregates.AggregateView()
         self.host_manager = hm.HostManager(instance_view)
         self._filters = None
         self._filter_conf = None
@@ -159,22 +164,21 @@ class Scheduler:
 
     def _select_destinations(self, ctxt, spec, instance_uuids,
                              return_alternates):
-        from keel import objects
-
-        aggregates = list(objects.AggregateList.get_all(ctxt))
+        snap = self.aggregates.snapshot(ctxt)
+        aggregates = snap.aggregates
         if is_rebuild(spec):
             # The instance stays where it is and keeps its allocations:
             # only the filters run, against its current node.
             node = self._forced_node_uuid(ctxt, spec)
             if node is None:
                 raise exception.NoValidHost(reason="")
-            return self._rebuild_check(ctxt, spec, node, aggregates)
+            return self._rebuild_check(ctxt, spec, node, snap)
         rr = self.build_request(ctxt, spec, aggregates)
         by_root, summaries, version = self.get_candidates(ctxt, rr)
         if not by_root:
             raise exception.NoValidHost(reason="")
         states = self.host_manager.get_host_states_by_uuids(
-            ctxt, list(by_root), spec, summaries, aggregates=aggregates)
+            ctxt, list(by_root), spec, summaries, aggregates=snap)
         for state in states:
             state.allocation_candidates = by_root.get(state.uuid, [])
         num = len(instance_uuids) if instance_uuids else spec.num_instances
@@ -199,9 +203,9 @@ class Scheduler:
         return [self._with_alternates(host, areq, weighed, total, version)
                 for host, areq, weighed in picked]
 
-    def _rebuild_check(self, ctxt, spec, node_uuid, aggregates):
+    def _rebuild_check(self, ctxt, spec, node_uuid, snap):
         states = self.host_manager.get_host_states_by_uuids(
-            ctxt, [node_uuid], spec, aggregates=aggregates)
+            ctxt, [node_uuid], spec, aggregates=snap)
         hosts = host_filters.run_filters(self.filters(), states, spec)
         if not hosts:
             raise exception.NoValidHost(reason=NOT_ENOUGH_HOSTS)

@@ -2,9 +2,10 @@
 
 A scheduling request loads the compute nodes Placement returned (by
 provider uuid), their compute services and the uuids of the instances on
-those hosts with one query each per cell (cells in parallel), plus the host
-aggregates with one API-database query.  Usage comes from Placement's
-provider summaries when they have it (fresher than the compute node rows).
+those hosts with one query each per cell (cells in parallel); the host
+aggregates come from the scheduler's copy (aggregates.py).  Usage comes
+from Placement's provider summaries when they have it (fresher than the
+compute node rows).
 """
 import collections
 import logging
@@ -14,6 +15,7 @@ import time
 
 from keel.conf import CONF
 from keel.db import cells as cells_db
+from keel.scheduler import aggregates as sched_aggregates
 
 LOG = logging.getLogger(__name__)
 
@@ -203,8 +205,8 @@ RECENT_CLAIM_SECONDS = 2.0
 class HostManager:
     """Host states of a request.  The part that comes from the compute
     node row is kept between requests and rebuilt only when the row's
-    ``updated_at`` moves; services, instances, aggregates and Placement
-    usage are read fresh every time."""
+    ``updated_at`` moves; services, instances and Placement usage are read
+    fresh every time (aggregates: see aggregates.py)."""
 
     def __init__(self, instance_view=None):
         self.instance_view = instance_view
@@ -275,10 +277,10 @@ class HostManager:
                                                     _load_cell, *args)
         if aggregates is None:
             aggregates = objects.AggregateList.get_all(ctxt)
-        aggs_by_host = {}
-        for agg in aggregates:
-            for host in agg.hosts or []:
-                aggs_by_host.setdefault(host, []).append(agg)
+        if not isinstance(aggregates, sched_aggregates.Snapshot):
+            aggregates = sched_aggregates.Snapshot(dict(enumerate(aggregates)))
+        # Built once per change of the aggregates, not per request.
+        aggs_by_host, zones_by_host = aggregates.by_host, aggregates.zones
         summaries = provider_summaries or {}
         recent = self._recent_claims()
         states = []
@@ -307,10 +309,9 @@ class HostManager:
                 aggs = aggs_by_host.get(host)
                 if aggs:
                     state.aggregates = aggs
-                    zones = sorted({a.availability_zone for a in aggs
-                                    if a.availability_zone})
+                    zones = zones_by_host.get(host)
                     if zones:
-                        state.availability_zone = ",".join(zones)
+                        state.availability_zone = zones
                 if host in tracked:
                     state.instances = view.instances(host)
                 else:

@@ -5,7 +5,6 @@ scheduling, the scheduler keeps a view of which instances each host runs
 and which aggregates each host is in, fed by the computes' fanout casts;
 the host states of a request take their instance lists from it.
 """
-import collections
 import threading
 
 from oslo_log import log as logging
@@ -15,6 +14,8 @@ from keel.conf import CONF
 from keel import exception
 from keel import manager
 from keel.rpc import versions
+# Re-exported: the view lives with the driver that reads it.
+from keel.scheduler.aggregates import AggregateView  # noqa: F401
 
 LOG = logging.getLogger(__name__)
 
@@ -117,35 +118,6 @@ class HostInstanceView:
             return sorted(self._hosts)
 
 
-class AggregateView:
-    """Aggregates by id and the aggregate ids of each host."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self.by_id = {}
-        self.host_aggregates = collections.defaultdict(set)
-
-    def update(self, aggregates):
-        if not isinstance(aggregates, (list, tuple)) and \
-                not hasattr(aggregates, "objects"):
-            aggregates = [aggregates]
-        with self._lock:
-            for agg in aggregates:
-                self.by_id[agg.id] = agg
-                hosts = set(agg.hosts or [])
-                for host in hosts:
-                    self.host_aggregates[host].add(agg.id)
-                for host, ids in self.host_aggregates.items():
-                    if agg.id in ids and host not in hosts:
-                        ids.discard(agg.id)
-
-    def delete(self, aggregate):
-        with self._lock:
-            self.by_id.pop(aggregate.id, None)
-            for ids in self.host_aggregates.values():
-                ids.discard(aggregate.id)
-
-
 class SchedulerManager(manager.Manager):
     target = messaging.Target(version=versions.SCHEDULER_TARGET)
     service_name = "scheduler"
@@ -155,7 +127,8 @@ class SchedulerManager(manager.Manager):
         self.host_instances = HostInstanceView()
         self.aggregates = AggregateView()
         from keel.scheduler import driver
-        self.driver = driver.Scheduler(instance_view=self.host_instances)
+        self.driver = driver.Scheduler(instance_view=self.host_instances,
+                                       aggregate_view=self.aggregates)
 
     @messaging.expected_exceptions(exception.NoValidHost)
     def select_destinations(self, context, request_spec=None,
@@ -187,8 +160,10 @@ class SchedulerManager(manager.Manager):
         return [sel[0].to_dict() for sel in selections]
 
     def reset(self):
-        """SIGHUP: forget the cell list and the cached host states."""
+        """SIGHUP: forget the cell list, the cached host states and the
+        aggregates."""
         self.driver.host_manager.reset()
+        self.aggregates.reset()
 
     def update_aggregates(self, ctxt, aggregates):
         self.aggregates.update(aggregates)

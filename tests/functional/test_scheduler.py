@@ -16,6 +16,7 @@ from keel import objects
 from keel.scheduler import rpcapi as scheduler_rpcapi
 from tests.functional.fixtures_services import CELL1_UUID
 from tests.functional.fixtures_services import cloud  # noqa: F401
+from tests.functional.fixtures_services import wait_for
 
 PROJECT = "6f0d4c9e2b8a4d51a3c7e9f1b2d4a6c8"
 USER = "1a2b3c4d5e6f47a8b9c0d1e2f3a4b5c6"
@@ -205,6 +206,12 @@ def test_availability_zone_becomes_member_of(cloud, ctxt, consumers):  # noqa
                             metadata={"availability_zone": "zone-a"})
     agg.create()
     agg.add_host(cloud.hosts[0])
+    # The schedulers learn of it from the API's fanout cast (they keep
+    # their own copy of the aggregates).
+    scheduler_rpcapi.SchedulerAPI().update_aggregates(ctxt, [agg])
+    view = cloud.scheduler.aggregates
+    assert wait_for(lambda: cloud.hosts[0] in view.by_id.get(
+        agg.id, objects.Aggregate(hosts=[])).hosts)
     rp = node_uuid(cloud, cloud.hosts[0])
     aggs, gen = cloud.placement.get_aggregates(None, rp)
     cloud.placement.put_aggregates(None, rp, aggs | {agg.uuid}, gen)
@@ -219,6 +226,8 @@ def test_availability_zone_becomes_member_of(cloud, ctxt, consumers):  # noqa
         cloud.placement.put_aggregates(None, rp, aggs - {agg.uuid}, gen)
         agg.delete_host(cloud.hosts[0])
         agg.destroy()
+        scheduler_rpcapi.SchedulerAPI().delete_aggregate(ctxt, agg)
+        assert wait_for(lambda: agg.id not in view.by_id)
 
 
 def test_legacy_dicts_without_return_objects(cloud, ctxt, consumers):  # noqa
