@@ -76,8 +76,10 @@ def apply(conf, layout, placement_endpoint):
     conf.set_override("auth_type", "none", group="placement")
     conf.set_override("endpoint_override", placement_endpoint,
                       group="placement")
-    # One process: heartbeats and periodic tasks need not be spread out.
-    conf.set_override("periodic_fuzzy_delay", 0)
+    # periodic_fuzzy_delay keeps Nova's default (60 s, or the operator's
+    # value): with 0 the simulated hosts ran their periodic tasks in step,
+    # a burst of resource audits every minute in the one process. Compute
+    # start-up does not wait for it (init_host audits at once).
     # No Glance: images come from the local catalogue, unless the operator
     # configured [glance] (keel.image.api decides).
     if not conf.image_catalogue.path:

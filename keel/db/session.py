@@ -95,6 +95,27 @@ def _sqlite_shared_file(dbapi_conn, _record=None):
     dbapi_conn.execute("PRAGMA busy_timeout = 30000")
     if _is_sqlite_file(dbapi_conn):
         dbapi_conn.execute("PRAGMA journal_mode = WAL")
+        _sqlite_wal_synchronous(dbapi_conn)
+
+
+# SQLite's synchronous levels (PRAGMA synchronous answers the number).
+_SYNC_FULL = 2
+
+
+def _sqlite_wal_synchronous(dbapi_conn):
+    """WAL with synchronous=NORMAL instead of the default FULL.
+
+    FULL fsyncs the WAL at every COMMIT: ~3 ms of wall time with the
+    writer turn held and ~0.4 ms of CPU per write transaction on a VM disk.
+    NORMAL syncs only at checkpoints. What it risks: a power cut or an OS
+    crash can roll back the last transactions committed before it (the
+    database stays consistent, never corrupt); a crash of the process
+    itself loses nothing. ``[database]/sqlite_synchronous = false``
+    (oslo.db's PRAGMA synchronous = OFF) is kept as the operator set it.
+    """
+    row = dbapi_conn.execute("PRAGMA synchronous").fetchone()
+    if row and row[0] == _SYNC_FULL:
+        dbapi_conn.execute("PRAGMA synchronous = NORMAL")
 
 
 def _sqlite_on_begin(conn):
@@ -252,16 +273,37 @@ def _install_writer_turns(engine):
         sa.event.listen(engine.pool, event, on_pool_event)
 
 
+def _sqlite_on_begin_deferred(conn):
+    # oslo.db's own hook emits the same BEGIN through conn.execute(text()):
+    # a text clause built, cache-keyed and compiled for a constant string
+    # on every transaction. The driver-level call sends the same statement
+    # (still seen by statement events and the bench's counters).
+    if "in_transaction" not in conn.info:
+        conn.exec_driver_sql("BEGIN")
+        conn.info["in_transaction"] = True
+
+
+def _replace_begin_hook(engine, hook, only_oslo=False):
+    """Put ``hook`` in place of oslo.db's BEGIN hook on ``engine`` (with
+    ``only_oslo``, leave an engine without that hook alone: its driver
+    emits BEGIN itself)."""
+    found = False
+    for fn in list(engine.dispatch.begin):
+        if getattr(fn, "__name__", "") == "_sqlite_emit_begin":
+            sa.event.remove(engine, "begin", fn)
+            found = True
+    if (found or not only_oslo) and not sa.event.contains(
+            engine, "begin", hook):
+        sa.event.listen(engine, "begin", hook)
+
+
 def _install_sqlite_pragmas(engine, immediate=True):
     """SQLite shared by many threads of one process (the all-in-one)."""
     if engine.dialect.name != "sqlite":
         return
     sa.event.listen(engine, "connect", _sqlite_on_connect)
-    if immediate:
-        for fn in list(engine.dispatch.begin):
-            if getattr(fn, "__name__", "") == "_sqlite_emit_begin":
-                sa.event.remove(engine, "begin", fn)
-        sa.event.listen(engine, "begin", _sqlite_on_begin)
+    _replace_begin_hook(
+        engine, _sqlite_on_begin if immediate else _sqlite_on_begin_deferred)
     _pool_connections(engine, _WriterPool if immediate else None)
     if immediate:
         _install_writer_turns(engine)
@@ -307,6 +349,7 @@ def pool_sqlite_connections(engine):
             str(engine.url)):
         return
     sa.event.listen(engine, "connect", _sqlite_shared_file)
+    _replace_begin_hook(engine, _sqlite_on_begin_deferred, only_oslo=True)
     _pool_connections(engine)
     engine.dispose()
 
@@ -325,6 +368,13 @@ def api_context_manager():
 
 def cell_context_manager(connection=None):
     """The transaction context for a cell database URL (default [database])."""
+    url = connection if connection is not None else CONF.database.connection
+    # Every untargeted cell_reader/cell_writer comes here: a known URL is
+    # answered without reading the dozen [database] options (~25 us of
+    # oslo.config lookups per transaction); they only shape a new context.
+    ctx_mgr = _cell_contexts.get(url) if url else None
+    if ctx_mgr is not None:
+        return ctx_mgr
     opts = _db_options("database")
     if connection is not None:
         opts["connection"] = connection

@@ -3,7 +3,9 @@ a fair per-file lock (BEGIN IMMEDIATE), readers do not queue behind them."""
 import threading
 import time
 
+from oslo_db.sqlalchemy import engines
 import pytest
+import sqlalchemy as sa
 
 from keel.db import session
 
@@ -144,3 +146,97 @@ def test_waiting_writers_do_not_hold_pooled_connections(db):
     for t in threads:
         t.join(30)
     assert sorted(done) == list(range(40))
+
+
+def _pragma(engine, name):
+    with engine.connect() as conn:
+        return conn.exec_driver_sql("PRAGMA %s" % name).scalar()
+
+
+def test_wal_with_synchronous_normal_on_writer_and_reader(db):
+    ctx_mgr, writer, _lock = db
+    for engine in (writer, ctx_mgr.reader.get_engine()):
+        assert _pragma(engine, "journal_mode") == "wal"
+        assert _pragma(engine, "synchronous") == 1      # NORMAL
+
+
+def test_sqlite_synchronous_false_stays_off(tmp_path):
+    from keel.conf import CONF
+    session.reset()
+    CONF.set_override("sqlite_synchronous", False, group="database")
+    try:
+        ctx_mgr = session.cell_context_manager(
+            f"sqlite:///{tmp_path}/off.sqlite")
+        assert _pragma(ctx_mgr.writer.get_engine(), "synchronous") == 0
+    finally:
+        CONF.clear_override("sqlite_synchronous", group="database")
+        session.reset()
+
+
+def test_reader_transaction_is_a_deferred_begin(db):
+    ctx_mgr, writer, lock = db
+    reader = ctx_mgr.reader.get_engine()
+    seen = []
+
+    def record(conn, cursor, statement, *_args):
+        seen.append(statement)
+    sa.event.listen(reader, "before_cursor_execute", record)
+    try:
+        with reader.begin() as conn:
+            conn.exec_driver_sql("SELECT count(*) FROM t").scalar()
+            assert not lock.locked()        # no writer turn taken
+            assert conn.connection.dbapi_connection.in_transaction
+    finally:
+        sa.event.remove(reader, "before_cursor_execute", record)
+    assert seen == ["BEGIN", "SELECT count(*) FROM t"]
+
+
+def test_cell_context_manager_is_kept_per_url(tmp_path):
+    from keel.conf import CONF
+    session.reset()
+    first = f"sqlite:///{tmp_path}/a.sqlite"
+    second = f"sqlite:///{tmp_path}/b.sqlite"
+    CONF.set_override("connection", first, group="database")
+    try:
+        a = session.cell_context_manager()
+        assert session.cell_context_manager() is a
+        assert session.cell_context_manager(first) is a
+        CONF.set_override("connection", second, group="database")
+        b = session.cell_context_manager()
+        assert b is not a
+        assert str(b.writer.get_engine().url) == second
+    finally:
+        CONF.clear_override("connection", group="database")
+        session.reset()
+
+
+def test_pooled_oslo_engine_of_another_service(tmp_path):
+    # The all-in-one's embedded Placement: oslo.db's engine, pooled, WAL
+    # with synchronous NORMAL, its BEGIN still deferred and still emitted.
+    engine = engines.create_engine(f"sqlite:///{tmp_path}/p.sqlite")
+    session.pool_sqlite_connections(engine)
+    try:
+        assert isinstance(engine.pool, sa.pool.QueuePool)
+        assert _pragma(engine, "synchronous") == 1
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE TABLE p (id INTEGER PRIMARY KEY)")
+            conn.exec_driver_sql("INSERT INTO p (id) VALUES (1)")
+            assert conn.connection.dbapi_connection.in_transaction
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM p").scalar() \
+                == 1
+    finally:
+        engine.dispose()
+
+
+def test_engine_without_oslo_begin_hook_is_left_to_its_driver(tmp_path):
+    engine = sa.create_engine(f"sqlite:///{tmp_path}/plain.sqlite",
+                              poolclass=sa.pool.NullPool)
+    session.pool_sqlite_connections(engine)
+    try:
+        assert not engine.dispatch.begin
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE TABLE q (id INTEGER PRIMARY KEY)")
+            conn.exec_driver_sql("INSERT INTO q (id) VALUES (1)")
+    finally:
+        engine.dispose()
