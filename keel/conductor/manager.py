@@ -9,6 +9,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_utils import versionutils
 
+from keel.conductor import buildpool
 from keel.conductor.tasks import build
 from keel.conductor.tasks import reschedule
 from keel.conductor.tasks import safety
@@ -26,7 +27,9 @@ class ConductorManager(manager.Manager):
 
     def __init__(self, host=None):
         super().__init__(host=host or CONF.host, service_name="conductor")
-        self.compute_task_mgr = ComputeTaskManager(self.host)
+        self.compute_task_mgr = ComputeTaskManager(
+            self.host, tracker=lambda label: self.operation(
+                "schedule_and_build_instances", label))
         self.additional_endpoints.append(self.compute_task_mgr)
         # The safety nets' period follows [DEFAULT]/instance_build_timeout
         # (read now, after the configuration was parsed).
@@ -90,8 +93,16 @@ class ConductorManager(manager.Manager):
         return objinst.obj_to_primitive(target_version=target,
                                         version_manifest=object_versions)
 
+    def set_shutdown_in_progress(self):
+        super().set_shutdown_in_progress()
+        # Queued builds are dropped (re-driven by the safety net); running
+        # ones are operations in flight the graceful stop waits for.
+        self.compute_task_mgr.stop_builds()
+
     def reset(self):
         versions.reset_cache()
+        from keel.conductor.tasks import lookups
+        lookups.forget_host_cells()
 
 
 class ComputeTaskManager:
@@ -104,9 +115,17 @@ class ComputeTaskManager:
     target = messaging.Target(namespace="compute_task",
                               version=versions.COMPUTE_TASK_TARGET)
 
-    def __init__(self, host=None):
+    def __init__(self, host=None, tracker=None):
         self.host = host or CONF.host
         self._clients = None
+        # See keel/conductor/buildpool.py ([conductor]/build_threads).
+        self.builds = buildpool.BuildPool(
+            CONF.conductor.build_threads, name="build", tracker=tracker) \
+            if CONF.conductor.build_threads else None
+
+    def stop_builds(self):
+        if self.builds is not None:
+            self.builds.stop(timeout=0)
 
     def _deps(self):
         """(scheduler, compute, placement) clients, made on first use so
@@ -125,6 +144,24 @@ class ComputeTaskManager:
                                      request_specs, image, admin_password,
                                      injected_files, requested_networks,
                                      block_device_mapping, tags=None):
+        args = (context, build_requests, request_specs, image,
+                admin_password, injected_files, requested_networks,
+                block_device_mapping)
+        if self.builds is None:
+            self._schedule_and_build(*args, tags=tags)
+            return
+        label = ",".join(br.instance_uuid for br in build_requests)
+        if not self.builds.submit(label, self._schedule_and_build, *args,
+                                  tags=tags):
+            LOG.warning("Stopping: build of %s not started; the safety net "
+                        "re-drives it.", label)
+
+    def _schedule_and_build(self, context, build_requests, request_specs,
+                            image, admin_password, injected_files,
+                            requested_networks, block_device_mapping,
+                            tags=None):
+        if hasattr(context, "update_store"):
+            context.update_store()  # this thread's logs carry its request
         build.ScheduleAndBuild(self.host, *self._deps()).execute(
             context, build_requests, request_specs, image, admin_password,
             injected_files, requested_networks, block_device_mapping,

@@ -6,6 +6,18 @@ group = cfg.OptGroup("conductor", title="Conductor options")
 opts = [
     cfg.IntOpt("workers", min=0,
                help="Conductor worker processes (default: the CPU count)."),
+    # Not a Nova option: Nova runs each cast on the RPC executor itself.
+    cfg.IntOpt("build_threads", default=4, min=0,
+               help="Threads per conductor worker process that run "
+                    "schedule_and_build_instances. The RPC executor only "
+                    "queues these casts for them, so the computes' calls "
+                    "(which finish builds under way) never wait behind new "
+                    "builds, and at most this many builds run at once per "
+                    "process. Casts waiting for a thread are in memory "
+                    "only, as they already are in the RPC executor: if the "
+                    "process stops or dies, the safety net re-drives their "
+                    "build requests. 0 runs them on the RPC executor "
+                    "threads (Nova's behaviour)."),
 ]
 
 

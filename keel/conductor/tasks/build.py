@@ -76,7 +76,6 @@ class ScheduleAndBuild:
         self.image = image or {}
         self.bdm = block_device_mapping
         self.tags = tags
-        self._host_cells = {}
         present, busy = self._take(context, build_requests)
         wanted = [(br, spec) for br, spec in zip(build_requests,
                                                   request_specs)
@@ -129,12 +128,10 @@ class ScheduleAndBuild:
         return host_lists
 
     # -- instance records ---------------------------------------------------
-    def _cell_of(self, context, host):
-        # One lookup per host for a whole multi-create.
-        if host not in self._host_cells:
-            self._host_cells[host] = objects.HostMapping.get_by_host(
-                context, host).cell_mapping
-        return self._host_cells[host]
+    @staticmethod
+    def _cell_of(context, host):
+        # Cached per process (lookups.HOST_CELL_TTL).
+        return lookups.cell_of_host(context, host)
 
     def _create_or_bury(self, context, build):
         """Anything that stops the cell record from being written buries
@@ -254,10 +251,7 @@ class ScheduleAndBuild:
             # From nothing to building, with no task states (as Nova).
             notify.state_update(cctxt, instance, None, common.BUILDING,
                                 None, None, host=self.host)
-        self._map(context, build.uuid, build.cell)
-        try:
-            build.build_request.destroy()
-        except exception.BuildRequestNotFound:
+        if not lookups.commit_build(context, build.uuid, build.cell):
             LOG.info("The build request of %s was deleted during scheduling:"
                      " not building it.", build.uuid)
             self._undo_create(context, build)

@@ -5,14 +5,16 @@ Placement failure, an unmapped host) still has to exist for the user: it
 is written to cell0 in ERROR with a fault and a failed 'create' action, its
 mapping points at cell0 and its BuildRequest goes away. The instance record
 is complete (ERROR state, action, event, fault, BDMs, tags) in one cell0
-transaction before the mapping is switched, so the API never shows a
-half-buried instance, and nothing is ever left in BUILD.
+transaction before the mapping is switched (together with the BuildRequest's
+removal, in one API transaction), so the API never shows a half-buried
+instance, and nothing is ever left in BUILD.
 """
 import sys
 
 from oslo_log import log as logging
 
 from keel.conductor.tasks import common
+from keel.conductor.tasks import lookups
 from keel.conductor.tasks import notify
 from keel import context as keel_context
 from keel.db import session as db_session
@@ -40,6 +42,27 @@ def _record(cctxt, instance, exc, exc_info, block_device_mapping, tags,
         common.add_fault(cctxt, instance.uuid, exc, exc_info, host=host)
 
 
+def _commit(context, cell0, instance_uuid, mapping, build_request):
+    """Mapping to cell0 and BuildRequest removed together (one API
+    transaction), so nobody sees the instance in cell0 with its
+    BuildRequest still there. False if the BuildRequest was gone."""
+    if build_request is None:
+        if mapping is not None:
+            mapping.cell_mapping = cell0
+            mapping.save()
+        return True
+    if mapping is not None:
+        try:
+            return lookups.commit_build(context, instance_uuid, cell0)
+        except exception.InstanceMappingNotFound:
+            pass    # removed since we read it: the BuildRequest still goes
+    try:
+        build_request.destroy()
+    except exception.BuildRequestNotFound:
+        return False
+    return True
+
+
 def bury(context, request_spec, exc, image=None, build_requests=None,
          instances=None, block_device_mapping=None, tags=None, host=None):
     """Put every build request / instance given into cell0 in ERROR.
@@ -63,6 +86,7 @@ def bury(context, request_spec, exc, image=None, build_requests=None,
         if br.instance_uuid not in by_uuid:
             by_uuid[br.instance_uuid] = common.new_instance(
                 context, br, request_spec, image)
+    requests = {br.instance_uuid: br for br in build_requests}
     buried = []
     for instance in by_uuid.values():
         try:
@@ -97,9 +121,8 @@ def bury(context, request_spec, exc, image=None, build_requests=None,
                     LOG.exception("Could not bury instance %s in cell0",
                                   instance.uuid)
                     continue
-            if mapping is not None:
-                mapping.cell_mapping = cell0
-                mapping.save()
+            kept = _commit(context, cell0, instance.uuid, mapping,
+                           requests.get(instance.uuid))
             buried.append(instance.uuid)
             # Reported as Nova does: from building/scheduling to error.
             notify.state_update(cctxt, instance, common.BUILDING,
@@ -108,16 +131,9 @@ def bury(context, request_spec, exc, image=None, build_requests=None,
             notify.build_error(cctxt, instance.uuid, "build_instances",
                                request_spec, common.ERROR, exc, exc_info,
                                host=host)
-    for br in build_requests:
-        if br.instance_uuid not in buried:
-            continue
-        try:
-            br.destroy()
-        except exception.BuildRequestNotFound:
-            # Deleted by the user while we were scheduling: the buried
-            # instance must not outlive the delete.
-            instance = by_uuid[br.instance_uuid]
-            with keel_context.target_cell(context, cell0) as cctxt:
+            if not kept:
+                # Deleted by the user while we were scheduling: the buried
+                # instance must not outlive the delete.
                 instance._context = cctxt
                 try:
                     instance.destroy()

@@ -2,7 +2,7 @@
 that races the scheduling (the BuildRequest commit point)."""
 import pytest
 
-from keel.conductor.tasks import build
+from keel.conductor.tasks import lookups
 from keel import context as keel_context
 from keel import exception
 from keel import objects
@@ -58,16 +58,15 @@ def test_multi_create_that_does_not_fit_buries_all(cloud, ctxt, boot):
 def delete_at_commit_point(monkeypatch, ctxt):
     """The user's DELETE lands between the cell record and the
     BuildRequest's removal (the API deletes the BuildRequest)."""
-    real_map = build.ScheduleAndBuild._map
+    real_commit = lookups.commit_build
     deleted = []
 
-    def map_then_delete(context, instance_uuid, cell):
-        real_map(context, instance_uuid, cell)
+    def delete_then_commit(context, instance_uuid, cell):
         objects.BuildRequest.get_by_instance_uuid(
             ctxt, instance_uuid).destroy()
         deleted.append(instance_uuid)
-    monkeypatch.setattr(build.ScheduleAndBuild, "_map",
-                        staticmethod(map_then_delete))
+        return real_commit(context, instance_uuid, cell)
+    monkeypatch.setattr(lookups, "commit_build", delete_then_commit)
     return deleted
 
 

@@ -2,6 +2,7 @@
 import pytest
 
 from keel.conductor.tasks import build
+from keel.conductor.tasks import lookups
 from keel.conf import CONF
 from keel import context as keel_context
 from keel import exception
@@ -130,14 +131,13 @@ def test_delete_at_the_commit_point_undoes_the_instance(ctxt, cells, deps,
     scheduler, compute, report = deps
     scheduler.answer = picks("host-a", "host-b")
     boots, kwargs = helpers.boot_request(ctxt)
-    real_map = build.ScheduleAndBuild._map
+    real_commit = lookups.commit_build
 
-    def map_then_user_deletes(context, instance_uuid, cell):
-        real_map(context, instance_uuid, cell)
+    def user_deletes_then_commit(context, instance_uuid, cell):
         objects.BuildRequest.get_by_instance_uuid(
             ctxt, instance_uuid).destroy()
-    monkeypatch.setattr(build.ScheduleAndBuild, "_map",
-                        staticmethod(map_then_user_deletes))
+        return real_commit(context, instance_uuid, cell)
+    monkeypatch.setattr(lookups, "commit_build", user_deletes_then_commit)
     from keel.notifications import testing
     with testing.NotificationCapture() as capture:
         run(ctxt, deps, kwargs)
@@ -147,6 +147,9 @@ def test_delete_at_the_commit_point_undoes_the_instance(ctxt, cells, deps,
     assert report.deleted == [boots[0].uuid]
     with pytest.raises(exception.InstanceNotFound):
         in_cell(ctxt, cells["cell1"], boots[0].uuid)
+    # Mapped all the same (as before the user's delete was seen).
+    assert objects.InstanceMapping.get_by_instance_uuid(
+        ctxt, boots[0].uuid).cell_mapping.uuid == cells["cell1"].uuid
     # The conductor reports the delete it finished, as Nova's.
     assert end["payload"]["nova_object.data"]["uuid"] == boots[0].uuid
     assert end["publisher_id"] == "nova-conductor:cond-1"
@@ -369,3 +372,50 @@ def test_a_redriven_request_adopts_the_record_a_dead_conductor_wrote(
         in_cell(ctxt, cells["cell0"], boots[0].uuid)
     assert gone(ctxt, boots[0].uuid)
     assert report.deleted == []
+
+
+def test_host_cell_is_cached_found_mappings_only(ctxt, cells, monkeypatch):
+    lookups.forget_host_cells()
+    reads = []
+    real = objects.HostMapping.get_by_host
+
+    def counted(context, host):
+        reads.append(host)
+        return real(context, host)
+    monkeypatch.setattr(objects.HostMapping, "get_by_host", counted)
+    for _ in range(3):
+        assert lookups.cell_of_host(ctxt, "host-a").uuid == \
+            cells["cell1"].uuid
+    for _ in range(2):
+        with pytest.raises(exception.HostMappingNotFound):
+            lookups.cell_of_host(ctxt, "host-unmapped")
+    assert reads == ["host-a", "host-unmapped", "host-unmapped"]
+    # Trusted for HOST_CELL_TTL only.
+    monkeypatch.setattr(lookups, "HOST_CELL_TTL", 0.0)
+    lookups.forget_host_cells()
+    lookups.cell_of_host(ctxt, "host-a")
+    lookups.cell_of_host(ctxt, "host-a")
+    assert reads[3:] == ["host-a", "host-a"]
+    lookups.forget_host_cells()
+
+
+def test_commit_maps_and_deletes_in_one_go(ctxt, cells):
+    boots, _ = helpers.boot_request(ctxt, count=2)
+    first, second = boots
+    # Mapped elsewhere already (a duplicated message): overwritten, as Nova.
+    mapping = objects.InstanceMapping.get_by_instance_uuid(ctxt, second.uuid)
+    mapping.cell_mapping = cells["cell0"]
+    mapping.save()
+    for boot in boots:
+        assert lookups.commit_build(ctxt, boot.uuid, cells["cell1"])
+        assert objects.InstanceMapping.get_by_instance_uuid(
+            ctxt, boot.uuid).cell_mapping.uuid == cells["cell1"].uuid
+        assert gone(ctxt, boot.uuid)
+    # The BuildRequest already gone: mapped all the same, False.
+    assert not lookups.commit_build(ctxt, first.uuid, cells["cell1"])
+    # No mapping: nothing changes.
+    (third,), _ = helpers.boot_request(ctxt)
+    objects.InstanceMapping.get_by_instance_uuid(ctxt, third.uuid).destroy()
+    with pytest.raises(exception.InstanceMappingNotFound):
+        lookups.commit_build(ctxt, third.uuid, cells["cell1"])
+    assert objects.BuildRequest.get_by_instance_uuid(ctxt, third.uuid)
