@@ -31,14 +31,47 @@ HOST_CELL_TTL = 60.0
 _host_cells = {}
 
 
+# Core statements built once (no ORM session or per-call statement
+# building on the hot path); executed on a bare connection.
+_BR = api_models.BuildRequest.__table__
+_IM = api_models.InstanceMapping.__table__
+_PRESENT = sa.select(_BR.c.instance_uuid).where(
+    _BR.c.instance_uuid.in_(sa.bindparam("b_uuids", expanding=True)))
+_TAKE_NEW = sa.update(_BR).where(
+    _BR.c.instance_uuid == sa.bindparam("b_uuid"),
+    _BR.c.updated_at.is_(None)).values(updated_at=sa.bindparam("b_stamp"))
+_TAKE_SENT = sa.update(_BR).where(
+    _BR.c.instance_uuid == sa.bindparam("b_uuid"),
+    _BR.c.updated_at == sa.bindparam("b_sent")).values(
+        updated_at=sa.bindparam("b_stamp"))
+_MAP = sa.update(_IM).where(
+    _IM.c.instance_uuid == sa.bindparam("b_uuid"),
+    sa.or_(_IM.c.cell_id.is_(None),
+           _IM.c.cell_id == sa.bindparam("b_cell"))).values(
+        cell_id=sa.bindparam("b_cell"), updated_at=sa.bindparam("b_now"))
+_REMAP = sa.update(_IM).where(
+    _IM.c.instance_uuid == sa.bindparam("b_uuid")).values(
+        cell_id=sa.bindparam("b_cell"), updated_at=sa.bindparam("b_now"))
+_MAPPED_TO = sa.select(_IM.c.cell_id).where(
+    _IM.c.instance_uuid == sa.bindparam("b_uuid"))
+_DELETE = sa.delete(_BR).where(_BR.c.instance_uuid == sa.bindparam("b_uuid"))
+
+
+def _reader(context):
+    return db_session.api_context_manager().reader.connection.using(context)
+
+
+def _writer(context):
+    return db_session.api_context_manager().writer.connection.using(context)
+
+
 def build_requests_present(context, instance_uuids):
     """The subset of ``instance_uuids`` that still have a BuildRequest."""
     if not instance_uuids:
         return set()
-    br = api_models.BuildRequest
-    with db_session.api_reader(context) as s:
-        return set(s.execute(sa.select(br.instance_uuid).where(
-            br.instance_uuid.in_(list(instance_uuids)))).scalars())
+    with _reader(context) as conn:
+        return set(conn.execute(
+            _PRESENT, {"b_uuids": list(instance_uuids)}).scalars())
 
 
 def take_build_requests(context, build_requests, stamp):
@@ -52,18 +85,17 @@ def take_build_requests(context, build_requests, stamp):
     builds, any other copy leaves it alone. Without this both would
     schedule and claim, and the second claim lands on top of the first.
     """
-    br = api_models.BuildRequest
     taken = set()
-    with db_session.api_writer(context) as s:
+    with _writer(context) as conn:
         for req in build_requests:
             sent = req.updated_at if req.obj_attr_is_set("updated_at") \
                 else None
-            same = br.updated_at.is_(None) if sent is None else \
-                br.updated_at == sent.replace(tzinfo=None)
-            done = s.execute(
-                sa.update(br).where(br.instance_uuid == req.instance_uuid,
-                                    same).values(updated_at=stamp)
-                .execution_options(synchronize_session=False))
+            params = {"b_uuid": req.instance_uuid, "b_stamp": stamp}
+            if sent is None:
+                done = conn.execute(_TAKE_NEW, params)
+            else:
+                params["b_sent"] = sent.replace(tzinfo=None)
+                done = conn.execute(_TAKE_SENT, params)
             if done.rowcount == 1:
                 taken.add(req.instance_uuid)
     return taken
@@ -94,34 +126,22 @@ def commit_build(context, instance_uuid, cell):
     user deleted the server meanwhile: the mapping is set all the same,
     as the caller then removes the instance from that cell).
     InstanceMappingNotFound (and nothing changed) without a mapping."""
-    im = api_models.InstanceMapping
-    br = api_models.BuildRequest
-    values = {"cell_id": cell.id, "updated_at": timeutils.utcnow()}
-    with db_session.api_writer(context) as s:
-        done = s.execute(
-            sa.update(im).where(im.instance_uuid == instance_uuid,
-                                sa.or_(im.cell_id.is_(None),
-                                       im.cell_id == cell.id))
-            .values(**values)
-            .execution_options(synchronize_session=False)).rowcount
-        if not done:
-            _remap(s, instance_uuid, cell, values)
-        gone = s.execute(
-            sa.delete(br).where(br.instance_uuid == instance_uuid)
-            .execution_options(synchronize_session=False)).rowcount
+    params = {"b_uuid": instance_uuid, "b_cell": cell.id,
+              "b_now": timeutils.utcnow()}
+    with _writer(context) as conn:
+        if not conn.execute(_MAP, params).rowcount:
+            _remap(conn, cell, params)
+        gone = conn.execute(_DELETE, params).rowcount
     return gone == 1
 
 
-def _remap(s, instance_uuid, cell, values):
+def _remap(conn, cell, params):
     """Rare: no mapping at all, or one pointing at another cell."""
-    im = api_models.InstanceMapping
-    other = s.execute(sa.select(im.cell_id).where(
-        im.instance_uuid == instance_uuid)).first()
+    uuid = params["b_uuid"]
+    other = conn.execute(_MAPPED_TO, params).first()
     if other is None:
-        raise exception.InstanceMappingNotFound(uuid=instance_uuid)
+        raise exception.InstanceMappingNotFound(uuid=uuid)
     LOG.error("During scheduling instance is already mapped to another "
               "cell (id %s). Overwriting the mapping to point at cell %s.",
-              other.cell_id, cell.identity, instance_uuid=instance_uuid)
-    s.execute(sa.update(im).where(im.instance_uuid == instance_uuid)
-              .values(**values)
-              .execution_options(synchronize_session=False))
+              other.cell_id, cell.identity, instance_uuid=uuid)
+    conn.execute(_REMAP, params)
