@@ -429,6 +429,8 @@ def serve(services, before_start=None, parent_pid=None):
     code = guarded_start(lambda: _start(launcher, before_start))
     if code:
         return code
+    from keel import gctune
+    gctune.settle()
     try:
         launcher.wait()
     finally:

@@ -76,6 +76,8 @@ def main(argv):
         sys.stderr.write(f"keel all-in-one: cannot start: {exc}\n")
         aio.stop()
         return 1
+    from keel import gctune
+    gctune.settle()
     print(aio.banner(), flush=True)
     while not stop.wait(0.5):
         pass

@@ -14,7 +14,11 @@ def main(argv=None):
     from keel.api import deploy
     from keel.api import server
 
+    from keel import gctune
+
     app = deploy.deploy(conf)
+    # Before the fork: the workers share the frozen start-up heap.
+    gctune.settle()
     workers = conf.osapi_compute_workers or os.cpu_count() or 1
     return server.serve(app, conf.osapi_compute_listen,
                         conf.osapi_compute_listen_port, workers=workers,
