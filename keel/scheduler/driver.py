@@ -218,8 +218,7 @@ class Scheduler:
                                              index)
         if not hosts:
             return None
-        weighed = [w.obj for w in host_weighers.weigh_hosts(
-            self.weighers(), hosts, spec)]
+        weighed = host_weighers.order_hosts(self.weighers(), hosts, spec)
         subset = min(CONF.filter_scheduler.host_subset_size, len(weighed))
         first = random.choice(weighed[:subset])
         ordered = [first] + [h for h in weighed if h is not first]

@@ -153,21 +153,24 @@ def _load_cell(cctxt, node_uuids, wanted, full_cells, templates, tracked):
     from keel import objects
 
     full = getattr(cctxt, "cell_uuid", None) in full_cells
-    if full:
-        rows = objects.ComputeNodeList.get_scheduling_rows(cctxt, None)
-        rows = {u: row for u, row in rows.items() if u in wanted}
-    else:
-        rows = objects.ComputeNodeList.get_scheduling_rows(cctxt, node_uuids)
-    stale = []
-    for u, row in rows.items():
-        entry = templates.get(u)
+    found = objects.ComputeNodeList.get_scheduling_rows(
+        cctxt, None if full else node_uuids)
+    # One pass: drop the unwanted (a whole cell was read), note the nodes
+    # whose version moved and the hosts.
+    rows, stale, hosts = {}, [], set()
+    get_template = templates.get
+    for u, row in found.items():
+        if full and u not in wanted:
+            continue
+        rows[u] = row
+        hosts.add(row[1])
+        entry = get_template(u)
         if entry is None or entry[0] != row[0]:
             stale.append(u)
     loaded = {}
     if stale:
         loaded = {n.uuid: n for n in
                   objects.ComputeNodeList.get_all_by_uuids(cctxt, stale)}
-    hosts = {host for _, host, _ in rows.values()}
     need = hosts - tracked
     if not need:
         instances = {}
@@ -297,38 +300,74 @@ class HostManager:
                 if uuid not in templates:
                     self._known[cell_uuid] += 1
                 templates[uuid] = (rows[uuid][0], tpl)
-            for uuid, (_, host, service) in rows.items():
-                entry = templates.get(uuid)
-                if entry is None:
-                    continue
-                state = entry[1].copy()
-                summary = summaries.get(uuid)
-                if summary is not None:
-                    state.update_from_provider_summary(summary)
-                state.service = service
-                aggs = aggs_by_host.get(host)
-                if aggs:
-                    state.aggregates = aggs
-                    zones = zones_by_host.get(host)
-                    if zones:
-                        state.availability_zone = zones
-                if host in tracked:
-                    state.instances = view.instances(host)
-                else:
-                    uuids = instances.get(host)
-                    if uuids:
-                        state.instances = dict.fromkeys(uuids)
-                if len(state.instances) > state.num_instances:
-                    state.num_instances = len(state.instances)
+            self._build_states(states, rows, summaries, aggs_by_host,
+                               zones_by_host, tracked, view, instances,
+                               recent)
+        return states
+
+    def _build_states(self, states, rows, summaries, aggs_by_host,
+                      zones_by_host, tracked, view, instances, recent):
+        """One per-request HostState per row: the template's copy with this
+        request's service, Placement usage, aggregates and instances (the
+        copy and ``update_from_provider_summary`` written out inline: this
+        loop runs for every candidate of every decision)."""
+        templates = self._templates
+        new_state = HostState.__new__
+        for uuid, (_, host, service) in rows.items():
+            entry = templates.get(uuid)
+            if entry is None:
+                continue
+            state = new_state(HostState)
+            values = state.__dict__ = entry[1].__dict__.copy()
+            values["service"] = service
+            values["limits"] = {}
+            values["allocation_candidates"] = []
+            summary = summaries.get(uuid)
+            if summary is not None:
+                resources = summary.get("resources") or {}
+                mem = resources.get("MEMORY_MB")
+                if mem is not None:
+                    values["free_ram_mb"] = (values["total_usable_ram_mb"]
+                                             - mem["used"])
+                cpu = resources.get("VCPU")
+                if cpu is not None:
+                    values["vcpus_used"] = cpu["used"]
+                disk = resources.get("DISK_GB")
+                if disk is not None:
+                    values["free_disk_mb"] = (
+                        values["total_usable_disk_gb"] - disk["used"]) * 1024
+                values["_traits"] = summary.get("traits") or ()
+            aggs = aggs_by_host.get(host)
+            if aggs:
+                values["aggregates"] = aggs
+                zones = zones_by_host.get(host)
+                if zones:
+                    values["availability_zone"] = zones
+            else:
+                values["aggregates"] = []
+            if host in tracked:
+                inst = view.instances(host)
+            else:
+                uuids = instances.get(host)
+                inst = dict.fromkeys(uuids) if uuids else {}
+            values["instances"] = inst
+            if len(inst) > values["num_instances"]:
+                values["num_instances"] = len(inst)
+            if recent:
                 for claimed in recent.get(uuid, ()):
                     state.consume_from_request(claimed)
-                states.append(state)
-        return states
+            states.append(state)
 
     def _full_cells(self, node_uuids):
         """The cells most of whose known nodes are among ``node_uuids``:
         reading all their nodes beats a long IN list."""
         templates = self._templates
+        if len(self._known) == 1:
+            # One cell (the usual deployment): count with a C-level set
+            # intersection rather than a thousand lookups.
+            (cell, known), = self._known.items()
+            count = len(templates.keys() & set(node_uuids))
+            return {cell} if count and 2 * count >= known else set()
         wanted = collections.Counter()
         for uuid in node_uuids:
             entry = templates.get(uuid)

@@ -126,6 +126,20 @@ def _aggregate_keys(host_states):
 def weigh_hosts(weighers, host_states, spec):
     """WeighedHosts sorted best first (ties keep the input order)."""
     hosts = list(host_states)
+    totals, best_first = _weigh(weighers, hosts, spec)
+    return [WeighedHost(hosts[i], totals[i]) for i in best_first]
+
+
+def order_hosts(weighers, host_states, spec):
+    """The hosts best first, as ``weigh_hosts`` orders them (without a
+    WeighedHost per host: a decision needs only the order)."""
+    hosts = list(host_states)
+    _totals, best_first = _weigh(weighers, hosts, spec)
+    return [hosts[i] for i in best_first]
+
+
+def _weigh(weighers, hosts, spec):
+    """(total weight per host, host indexes best first)."""
     totals = [0.0] * len(hosts)
     agg_keys = None
     for weigher in weighers:
@@ -155,4 +169,4 @@ def weigh_hosts(weighers, host_states, spec):
     # Stable: equal weights keep the input order.
     best_first = sorted(range(len(hosts)), key=totals.__getitem__,
                         reverse=True)
-    return [WeighedHost(hosts[i], totals[i]) for i in best_first]
+    return totals, best_first
