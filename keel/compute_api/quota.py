@@ -80,20 +80,56 @@ def get_defaults(context):
     return get_class_quotas(context, DEFAULT_CLASS)
 
 
+def _limits_statement():
+    """The default class's, the project's and the user's stored limits in
+    one statement (one round trip instead of three), each row tagged with
+    its level; built once."""
+    qc, q, pu = (api_models.QuotaClass.__table__, api_models.Quota.__table__,
+                 api_models.ProjectUserQuota.__table__)
+    return sa.union_all(
+        sa.select(sa.literal_column("0").label("level"), qc.c.resource,
+                  qc.c.hard_limit)
+        .where(qc.c.class_name == sa.bindparam("class_name")),
+        sa.select(sa.literal_column("1"), q.c.resource, q.c.hard_limit)
+        .where(q.c.project_id == sa.bindparam("project_id")),
+        sa.select(sa.literal_column("2"), pu.c.resource, pu.c.hard_limit)
+        .where(pu.c.project_id == sa.bindparam("project_id"),
+               pu.c.user_id == sa.bindparam("user_id")))
+
+
+_LIMITS = _limits_statement()
+
+
+def limits(context, project_id, user_id=None):
+    """``(project limits, user limits)``: config defaults overridden by
+    the default class, then the project's rows; the user's limits are the
+    project's overridden by the user's rows (the project's when
+    ``user_id`` is None). One read."""
+    if is_noop():
+        unlimited = {name: UNLIMITED for name in RESOURCES}
+        return unlimited, dict(unlimited)
+    with session.api_reader(context) as s:
+        rows = s.execute(_LIMITS, {"class_name": DEFAULT_CLASS,
+                                   "project_id": project_id,
+                                   "user_id": user_id}).all()
+    by_level = ({}, {}, {})
+    for level, resource, hard_limit in rows:
+        if resource in SETTABLE:
+            by_level[level][resource] = hard_limit
+    plimits = _config_defaults()
+    plimits.update(by_level[0])
+    plimits.update(by_level[1])
+    ulimits = dict(plimits)
+    ulimits.update(by_level[2])
+    return plimits, ulimits
+
+
 def project_limits(context, project_id):
-    limits = get_defaults(context)
-    if not is_noop():
-        limits.update(_rows(context, api_models.Quota,
-                            project_id=project_id))
-    return limits
+    return limits(context, project_id)[0]
 
 
 def user_limits(context, project_id, user_id):
-    limits = project_limits(context, project_id)
-    if not is_noop():
-        limits.update(_rows(context, api_models.ProjectUserQuota,
-                            project_id=project_id, user_id=user_id))
-    return limits
+    return limits(context, project_id, user_id)[1]
 
 
 # ---- usage -----------------------------------------------------------
@@ -272,14 +308,9 @@ def check_deltas(context, deltas, project_id, user_id=None,
     unknown = set(deltas) - set(SETTABLE)
     if unknown:
         raise exception.QuotaResourceUnknown(unknown=sorted(unknown))
-    # Limits first (three light reads): nothing limited, nothing to count
+    # Limits first (one light read): nothing limited, nothing to count
     # -- the counts are the expensive part (instances across the cells).
-    plimits = project_limits(context, project_id)
-    ulimits = plimits
-    if user_id:
-        ulimits = dict(plimits)
-        ulimits.update(_rows(context, api_models.ProjectUserQuota,
-                             project_id=project_id, user_id=user_id))
+    plimits, ulimits = limits(context, project_id, user_id)
     if all(plimits[n] == UNLIMITED and ulimits[n] == UNLIMITED
            for n in deltas):
         return

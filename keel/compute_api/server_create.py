@@ -16,6 +16,7 @@ from keel.compute_api import server_create_quota as create_quota
 from keel.compute_api import server_create_records as records
 from keel.conductor import rpcapi as conductor_rpcapi
 from keel.conf import CONF
+from keel.db import session
 from keel import exception
 from keel import objects
 
@@ -209,17 +210,23 @@ class _Plan:
 def accept(ctx, flavor_id, image_href, req):
     """POST /servers: ``create`` for the flavor with ``flavor_id``
     (FlavorNotFound when the caller cannot see it)."""
-    flavor = objects.Flavor.get_by_flavor_id(ctx, flavor_id)
-    return create(ctx, flavor, image_href, req)
+    # The flavor and the quota limits in one API-database transaction
+    # (one connection checkout); the limits are only checked later, in
+    # Nova's order.
+    with session.api_reader(ctx):
+        flavor = objects.Flavor.get_by_flavor_id(ctx, flavor_id)
+        limits = create_quota.read_limits(ctx)
+    return create(ctx, flavor, image_href, req, limits=limits)
 
 
-def create(ctx, flavor, image_href, req):
+def create(ctx, flavor, image_href, req, limits=None):
     """Accept ``req`` (a CreateRequest); returns ``(instances,
-    reservation_id)``. Raises Nova's exceptions for every refusal."""
-    return _commit(ctx, _plan(ctx, flavor, image_href, req), req)
+    reservation_id)``. Raises Nova's exceptions for every refusal.
+    ``limits``: the quota limits when the caller read them already."""
+    return _commit(ctx, _plan(ctx, flavor, image_href, req, limits), req)
 
 
-def _plan(ctx, flavor, image_href, req):
+def _plan(ctx, flavor, image_href, req, limits=None):
     if req.requested_networks and req.max_count > 1:
         checks.check_multiple_with_networks(req.requested_networks)
     if req.hostname and req.max_count > 1:
@@ -256,8 +263,8 @@ def _plan(ctx, flavor, image_href, req):
     if req.requested_host or req.requested_hypervisor_hostname:
         checks.check_host_or_node(ctx, req.requested_host,
                                   req.requested_hypervisor_hostname)
-    num, limits = create_quota.check_num_instances(ctx, flavor,
-                                                   req.min_count, max_count)
+    num, limits = create_quota.check_num_instances(
+        ctx, flavor, req.min_count, max_count, limits=limits)
     if group is not None:
         create_quota.check_group_members(ctx, group, num)
     volumes = bdm_api.validate(ctx, bdms, flavor, image_id, {})

@@ -73,10 +73,19 @@ def _raise(overs, limits, used, requested):
         allowed=", ".join(str(limits[n]) for n in overs))
 
 
-def check_num_instances(ctx, flavor, min_count, max_count):
+def read_limits(ctx):
+    """The caller's ``(project limits, user limits)`` (one read), for
+    ``check_num_instances``; None with the no-op driver."""
+    if quota.is_noop():
+        return None
+    return quota.limits(ctx, ctx.project_id, ctx.user_id)
+
+
+def check_num_instances(ctx, flavor, min_count, max_count, limits=None):
     """``(count, limits)``: how many instances (<= max_count) the quota
     allows, and the limits for the re-check; TooManyInstances when not
-    even min_count fit."""
+    even min_count fit. ``limits``: what ``read_limits`` returned, when
+    the caller read them already (with the flavor, in one transaction)."""
     if quota.is_noop():
         return max_count, None
     project_id, user_id = ctx.project_id, ctx.user_id
@@ -84,8 +93,7 @@ def check_num_instances(ctx, flavor, min_count, max_count):
     # connection checkout); the cells are read in parallel on their own,
     # and only when cores or ram have a limit.
     with session.api_reader(ctx):
-        plimits = quota.project_limits(ctx, project_id)
-        ulimits = quota.user_limits(ctx, project_id, user_id)
+        plimits, ulimits = limits or read_limits(ctx)
         needed = {n for n in _RESOURCES
                   if plimits[n] != quota.UNLIMITED or
                   ulimits[n] != quota.UNLIMITED}
