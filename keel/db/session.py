@@ -27,8 +27,10 @@ if benchcounters.ENABLED:  # bench/boot.py only; nothing installed otherwise
     benchcounters.install_sql()
 
 from keel.db import pymysql_tls  # noqa: E402
+from keel.db import mysql_resets  # noqa: E402
 
 pymysql_tls.install()   # one TLS context per process, not per connection
+mysql_resets.install()  # no ROLLBACK after COMMIT on MySQL connections
 
 _lock = threading.Lock()
 _api_context = None
