@@ -13,12 +13,16 @@ import oslo_messaging as messaging
 
 from keel import benchcounters
 from keel.conf import CONF
+from keel.rpc import amqp_polling
 from keel.rpc import serializer as rpc_serializer
 
 if benchcounters.ENABLED:  # bench/boot.py only; nothing installed otherwise
     benchcounters.install_rpc()
 
 LOG = logging.getLogger(__name__)
+
+# Before any transport exists: its reply waiter and listeners poll cheaply.
+amqp_polling.install()
 
 # Exceptions raised by a server in these modules are re-raised as the same
 # class by the caller (others arrive as messaging.RemoteError).
