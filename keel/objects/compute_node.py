@@ -173,17 +173,17 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
     def save(self, prune_stats=False):
         values = self._values_for_db()
         with h.cell_writer(self._context) as s:
-            row = s.get(models.ComputeNode, self.id)
-            if row is None or row.deleted:
+            # Core statements built once (no ORM unit of work): the row is
+            # still read, so the object comes back as the database has it.
+            row = h.read_live_row(s, models.ComputeNode, self.id)
+            if row is None:
                 raise exception.ComputeHostNotFound(host=self.id)
             if "stats" in values and not prune_stats:
                 # Without pruning, new stats are merged into the old ones.
                 merged = jsonutils.loads(row.stats or "{}")
                 merged.update(jsonutils.loads(values["stats"]))
                 values["stats"] = jsonutils.dumps(merged)
-            for key, value in values.items():
-                setattr(row, key, value)
-            s.flush()
+            h.update_row(s, row, values)
             self._from_db_object(self._context, self, row)
 
     @base.remotable

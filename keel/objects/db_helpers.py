@@ -5,6 +5,7 @@ turning duplicate-key errors into Nova exceptions, and copying row columns
 onto object fields.
 """
 import contextlib
+import functools
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as db_utils
@@ -84,13 +85,20 @@ def translate_duplicates(factory):
         raise factory(exc) from exc
 
 
+@functools.lru_cache(maxsize=None)
+def _columns(model):
+    return frozenset(c.key for c in sa.inspect(model).column_attrs)
+
+
 def columns(model):
-    return {c.key for c in sa.inspect(model).column_attrs}
+    if isinstance(model, RowValues):
+        return _columns(model.model)
+    return _columns(model)
 
 
 def copy_columns(obj, row, skip=()):
     """Set every object field that has a same-named column on ``row``."""
-    cols = columns(type(row))
+    cols = columns(row if isinstance(row, RowValues) else type(row))
     for name in obj.fields:
         if name in skip or name not in cols:
             continue
@@ -128,3 +136,57 @@ def simple_from_db(context, obj, row):
     obj._context = context
     obj.obj_reset_changes()
     return obj
+
+
+class RowValues(object):
+    """A row as read with Core, with the values written over it: what the
+    ORM row would hold after its flush, for the objects' _from_db_object."""
+
+    def __init__(self, model, mapping, values=None):
+        self.__dict__.update(mapping)
+        if values:
+            self.__dict__.update(values)
+        self.model = model
+
+
+@functools.lru_cache(maxsize=None)
+def _select_by_id(model):
+    table = model.__table__
+    return sa.select(table).where(table.c.id == sa.bindparam("w_id"))
+
+
+@functools.lru_cache(maxsize=256)
+def _update_by_id(model, names):
+    table = model.__table__
+    return (sa.update(table).where(table.c.id == sa.bindparam("w_id"))
+            .values({table.c[name]: sa.bindparam("v_" + name)
+                     for name in names}))
+
+
+def read_live_row(session, model, row_id):
+    """The live row ``row_id`` of ``model`` (a RowValues), or None."""
+    found = session.connection().execute(
+        _select_by_id(model), {"w_id": row_id}).first()
+    if found is None or found.deleted:
+        return None
+    return RowValues(model, found._mapping)
+
+
+def update_row(session, row, values):
+    """Write the ``values`` that differ from ``row`` (a RowValues from
+    read_live_row) and stamp updated_at, as the ORM's flush of the row
+    would (nothing written when nothing differs); ``row`` then holds what
+    was written. One Core UPDATE built once per column set, without the
+    ORM's unit of work."""
+    changed = {k: v for k, v in values.items()
+               if k not in row.__dict__ or row.__dict__[k] != v}
+    if not changed:
+        return row
+    if "updated_at" not in changed:
+        changed["updated_at"] = timeutils.utcnow()
+    params = {"v_" + k: v for k, v in changed.items()}
+    params["w_id"] = row.id
+    session.connection().execute(
+        _update_by_id(row.model, tuple(sorted(changed))), params)
+    row.__dict__.update(changed)
+    return row

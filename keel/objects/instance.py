@@ -522,39 +522,29 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         if not self.obj_attr_is_set("id"):
             raise exception.ObjectActionError(action="destroy",
                                               reason="already destroyed")
+        if not hard_delete:
+            now = timeutils.utcnow()
+            with h.cell_writer(self._context) as s:
+                instance_db.soft_delete(s, self.uuid, now)
+            self.deleted = True
+            self.deleted_at = now
+            self.obj_reset_changes(["deleted", "deleted_at"])
+            return
         with h.cell_writer(self._context) as s:
             row = s.execute(sa.select(models.Instance).where(
                 models.Instance.uuid == self.uuid,
                 models.Instance.deleted == 0)).scalars().first()
             if row is None:
                 raise exception.InstanceNotFound(instance_id=self.uuid)
-            if hard_delete:
-                for model in (models.InstanceMetadata,
-                              models.InstanceSystemMetadata,
-                              models.InstanceInfoCache,
-                              models.InstanceExtra):
-                    s.execute(sa.delete(model).where(
-                        model.instance_uuid == self.uuid))
-                s.execute(sa.delete(models.Tag).where(
-                    models.Tag.resource_id == self.uuid))
-                s.delete(row)
-            else:
-                for model in (models.InstanceMetadata,
-                              models.InstanceSystemMetadata,
-                              models.InstanceInfoCache,
-                              models.InstanceExtra,
-                              models.BlockDeviceMapping):
-                    s.execute(sa.update(model)
-                              .where(model.instance_uuid == self.uuid,
-                                     model.deleted == 0)
-                              .values(h.soft_delete_values(model))
-                              .execution_options(synchronize_session=False))
-                s.execute(sa.delete(models.Tag).where(
-                    models.Tag.resource_id == self.uuid))
-                h.soft_delete_row(row)
-                s.flush()
-                self.deleted = True
-                self.deleted_at = row.deleted_at
+            for model in (models.InstanceMetadata,
+                          models.InstanceSystemMetadata,
+                          models.InstanceInfoCache,
+                          models.InstanceExtra):
+                s.execute(sa.delete(model).where(
+                    model.instance_uuid == self.uuid))
+            s.execute(sa.delete(models.Tag).where(
+                models.Tag.resource_id == self.uuid))
+            s.delete(row)
         self.obj_reset_changes(["deleted", "deleted_at"])
 
     @base.remotable

@@ -1,5 +1,6 @@
 """Objects: InstanceAction(List), InstanceActionEvent(List) — the server
 action log: one action per request on an instance, events for its steps."""
+import functools
 import traceback as tb_mod
 
 from oslo_utils import timeutils
@@ -24,20 +25,43 @@ def _find_action(session, instance_uuid, request_id):
         .order_by(act.id.desc())).scalars().first()
 
 
-def _find_action_and_event(session, instance_uuid, request_id, event_name):
-    """(action, newest event named ``event_name`` of it) in one SELECT:
-    the action is the request's newest, as _find_action's; None if either
-    is missing."""
-    act, ev = models.InstanceAction, models.InstanceActionEvent
-    newest = (sa.select(sa.func.max(act.id))
-              .where(act.instance_uuid == instance_uuid,
-                     act.request_id == request_id, act.deleted == 0)
-              .scalar_subquery())
-    found = session.execute(
-        sa.select(act, ev).join(ev, ev.action_id == act.id)
-        .where(act.id == newest, ev.event == event_name, ev.deleted == 0)
-        .order_by(ev.id.desc()).limit(1)).first()
-    return None if found is None else (found[0], found[1])
+@functools.lru_cache(maxsize=None)
+def _event_statements():
+    """Core statements of event_start / event_finish_with_failure, built
+    once: these run for every step of every server operation."""
+    act = models.InstanceAction.__table__
+    ev = models.InstanceActionEvent.__table__
+    newest = (sa.select(act.c.id)
+              .where(act.c.instance_uuid == sa.bindparam("w_uuid"),
+                     act.c.request_id == sa.bindparam("w_request"),
+                     act.c.deleted == 0)
+              .order_by(act.c.id.desc()).limit(1))
+    newest_id = (sa.select(sa.func.max(act.c.id))
+                 .where(act.c.instance_uuid == sa.bindparam("w_uuid"),
+                        act.c.request_id == sa.bindparam("w_request"),
+                        act.c.deleted == 0)
+                 .scalar_subquery())
+    # The request's newest action and its newest event of that name.
+    action_and_event = (
+        sa.select(act.c.id.label("w_action_id"), ev)
+        .select_from(act.join(ev, ev.c.action_id == act.c.id))
+        .where(act.c.id == newest_id,
+               ev.c.event == sa.bindparam("w_event"), ev.c.deleted == 0)
+        .order_by(ev.c.id.desc()).limit(1))
+    touch = (sa.update(act).where(act.c.id == sa.bindparam("w_id"))
+             .values({act.c.updated_at: sa.bindparam("v_now")}))
+    touch_error = touch.values({act.c.message: RESULT_ERROR})
+    insert = sa.insert(ev)
+    return {"newest": newest, "action_and_event": action_and_event,
+            "touch": touch, "touch_error": touch_error, "insert": insert}
+
+
+@functools.lru_cache(maxsize=8)
+def _finish_statement(names):
+    ev = models.InstanceActionEvent.__table__
+    return (sa.update(ev).where(ev.c.id == sa.bindparam("w_id"))
+            .values({ev.c[name]: sa.bindparam("v_" + name)
+                     for name in names}))
 
 
 @base.KeelObjectRegistry.register
@@ -198,17 +222,30 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
     def event_start(cls, context, instance_uuid, event_name,
                     want_result=True, host=None):
         now = timeutils.utcnow()
+        stmts = _event_statements()
         with h.cell_writer(context) as s:
-            action = cls._action_for(s, context, instance_uuid)
+            conn = s.connection()
+            action_id = conn.execute(stmts["newest"], {
+                "w_uuid": instance_uuid,
+                "w_request": context.request_id}).scalar()
+            if action_id is None:
+                raise exception.InstanceActionNotFound(
+                    request_id=context.request_id,
+                    instance_uuid=instance_uuid)
             # The action's updated_at tracks its latest activity.
-            action.updated_at = now
-            row = models.InstanceActionEvent(
-                action_id=action.id, event=event_name, start_time=now,
-                host=host)
-            s.add(row)
-            s.flush()
-            if want_result:
-                return cls._from_db_object(context, cls(), row)
+            conn.execute(stmts["touch"], {"w_id": action_id, "v_now": now})
+            done = conn.execute(stmts["insert"], {
+                "action_id": action_id, "event": event_name,
+                "start_time": now, "host": host})
+            if not want_result:
+                return None
+            # What was written is the whole row (no server defaults).
+            values = dict.fromkeys(
+                models.InstanceActionEvent.__table__.c.keys())
+            values.update(done.last_inserted_params())
+            values["id"] = done.inserted_primary_key[0]
+            return cls._from_db_object(context, cls(), h.RowValues(
+                models.InstanceActionEvent, values))
 
     @base.serialize_args
     @base.remotable_classmethod
@@ -220,26 +257,34 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
         if exc_tb is not None and not isinstance(exc_tb, str):
             exc_tb = "".join(tb_mod.format_tb(exc_tb))
         now = timeutils.utcnow()
+        stmts = _event_statements()
         with h.cell_writer(context) as s:
-            found = _find_action_and_event(s, instance_uuid,
-                                           context.request_id, event_name)
+            conn = s.connection()
+            found = conn.execute(stmts["action_and_event"], {
+                "w_uuid": instance_uuid, "w_request": context.request_id,
+                "w_event": event_name}).first()
             if found is None:
                 # Which one is missing, for the right exception.
                 action = cls._action_for(s, context, instance_uuid)
                 raise exception.InstanceActionEventNotFound(
                     action_id=action.id, event=event_name)
-            action, row = found
-            row.finish_time = now
-            row.result = RESULT_ERROR if exc_val is not None \
-                else RESULT_SUCCESS
+            values = {"finish_time": now, "updated_at": now,
+                      "result": RESULT_ERROR if exc_val is not None
+                      else RESULT_SUCCESS}
             if exc_val is not None:
-                row.details = str(exc_val)
-                row.traceback = exc_tb
-                action.message = RESULT_ERROR
-            action.updated_at = now
-            s.flush()
+                values["details"] = str(exc_val)
+                values["traceback"] = exc_tb
+            params = {"v_" + k: v for k, v in values.items()}
+            params["w_id"] = found.id
+            conn.execute(_finish_statement(tuple(sorted(values))), params)
+            conn.execute(stmts["touch_error" if exc_val is not None
+                               else "touch"],
+                         {"w_id": found.w_action_id, "v_now": now})
             if want_result:
-                return cls._from_db_object(context, cls(), row)
+                row = dict(found._mapping)
+                del row["w_action_id"]
+                return cls._from_db_object(context, cls(), h.RowValues(
+                    models.InstanceActionEvent, row, values))
 
     @base.remotable_classmethod
     def event_finish(cls, context, instance_uuid, event_name,

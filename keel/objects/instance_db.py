@@ -4,6 +4,8 @@ Kept apart from the object module so the object reads as behaviour and this
 reads as SQL: loading options for expected_attrs, the key/value tables, the
 compare-and-swap update on task_state/vm_state, and list filtering.
 """
+import functools
+
 import sqlalchemy as sa
 from sqlalchemy import orm
 
@@ -129,6 +131,45 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
             instance_uuid=uuid, expected=expected["vm_state"],
             actual=vm_state)
     raise exception.InstanceUpdateConflict(instance_uuid=uuid)
+
+
+@functools.lru_cache(maxsize=None)
+def _soft_delete_statements():
+    """(the instance's UPDATE, its dependents' statements), built once."""
+    def soft_delete(table, where):
+        return (sa.update(table).where(where, table.c.deleted == 0)
+                .values({table.c.deleted: table.c.id,
+                         table.c.deleted_at: sa.bindparam("v_now")}))
+
+    inst = models.Instance.__table__
+    # The instance row's updated_at follows its onupdate (as the ORM flush
+    # of the row did); the dependents keep theirs (as soft_delete_values).
+    first = soft_delete(inst, inst.c.uuid == sa.bindparam("w_uuid"))
+    rest = []
+    for model in (models.InstanceMetadata, models.InstanceSystemMetadata,
+                  models.InstanceInfoCache, models.InstanceExtra,
+                  models.BlockDeviceMapping):
+        table = model.__table__
+        rest.append(soft_delete(
+            table, table.c.instance_uuid == sa.bindparam("w_uuid"))
+            .values({table.c.updated_at: table.c.updated_at}))
+    tag = models.Tag.__table__
+    rest.append(sa.delete(tag).where(
+        tag.c.resource_id == sa.bindparam("w_uuid")))
+    return first, tuple(rest)
+
+
+def soft_delete(session, uuid, now):
+    """Soft-delete the live instance ``uuid`` and its dependent rows (tags
+    are deleted); InstanceNotFound when there is no live instance. One
+    UPDATE tells whether it was there: no SELECT of the row first."""
+    first, rest = _soft_delete_statements()
+    conn = session.connection()
+    params = {"w_uuid": uuid, "v_now": now}
+    if not conn.execute(first, params).rowcount:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    for stmt in rest:
+        conn.execute(stmt, params)
 
 
 # Filters compared for equality (lists mean IN), as Nova's exact filters.

@@ -226,12 +226,12 @@ class Service(base.KeelPersistentObject, base.KeelObject):
             return
         self._check_minimum_version()
         with h.cell_writer(self._context) as s:
-            row = s.get(models.Service, self.id)
-            if row is None or row.deleted:
+            # Core statements built once (no ORM unit of work): the row is
+            # still read, so the object comes back as the database has it.
+            row = h.read_live_row(s, models.Service, self.id)
+            if row is None:
                 raise exception.ServiceNotFound(service_id=self.id)
-            for key, value in values.items():
-                setattr(row, key, value)
-            s.flush()
+            h.update_row(s, row, values)
             self._from_db_object(self._context, self, row)
 
     @base.remotable
