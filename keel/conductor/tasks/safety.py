@@ -54,13 +54,15 @@ How each is recovered (this module, every few seconds in each conductor)
    its own periodics).
 3. ``remove_orphaned_allocations``: allocations of deleted instances are
    removed, node by node (keel/compute/resources/orphans.py), so they are
-   cleaned even for nodes whose compute never comes back.
+   cleaned even for nodes whose compute never comes back (every
+   ``ORPHANS_SPACING`` seconds, the computes' own period for their nodes).
 
 ``build_timeout()`` is ``[DEFAULT]/instance_build_timeout`` or, when that
 is 0 (Nova's "disabled"), ``DEFAULT_BUILD_TIMEOUT``: the conductor has no
 other way to tell "lost" from "slow".
 """
 import datetime
+import time
 
 from oslo_log import log as logging
 from oslo_utils import timeutils
@@ -103,16 +105,33 @@ def spacing(conf=CONF):
     return max(1, min(60, build_timeout(conf) // 6))
 
 
+# The orphan sweep reads every node's allocations from Placement: as
+# often as a compute sweeps its own nodes (keel/compute/manager.py), not
+# at the spacing of the build nets. Live computes clean their nodes
+# themselves; this one is for nodes whose compute never comes back.
+ORPHANS_SPACING = 600
+_orphans_last = [None]
+
+
+def _orphans_due(now):
+    last = _orphans_last[0]
+    if last is not None and now - last < ORPHANS_SPACING:
+        return False
+    _orphans_last[0] = now
+    return True
+
+
 def run(context, compute_task_api, report, host):
     """All three nets; each one's failure is logged and the others run."""
     done = {}
-    for name, step in (
-            ("redriven", lambda: redrive_lost_builds(
-                context, compute_task_api, report, host)),
-            ("errored", lambda: error_out_abandoned_builds(
-                context, report, host)),
-            ("orphans", lambda: remove_orphaned_allocations(
-                context, report))):
+    steps = [("redriven", lambda: redrive_lost_builds(
+                 context, compute_task_api, report, host)),
+             ("errored", lambda: error_out_abandoned_builds(
+                 context, report, host))]
+    if _orphans_due(time.monotonic()):
+        steps.append(("orphans", lambda: remove_orphaned_allocations(
+            context, report)))
+    for name, step in steps:
         try:
             done[name] = step()
         except Exception:  # noqa: BLE001 - next period tries again
