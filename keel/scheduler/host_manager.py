@@ -150,6 +150,16 @@ def _load_cell(cctxt, node_uuids, wanted, full_cells, templates, tracked):
     ``tracked``.  In ``full_cells`` (most of their nodes are wanted) every
     node is read and the unwanted dropped here (and, when most hosts need
     them, every instance): cheaper than an IN list of a thousand uuids."""
+    from keel.db import session as db_session
+
+    # One read transaction for the cell's two or three queries (the object
+    # methods join it): one pooled connection and one rollback, not three.
+    with db_session.cell_reader(cctxt):
+        return _read_cell(cctxt, node_uuids, wanted, full_cells, templates,
+                          tracked)
+
+
+def _read_cell(cctxt, node_uuids, wanted, full_cells, templates, tracked):
     from keel import objects
 
     full = getattr(cctxt, "cell_uuid", None) in full_cells

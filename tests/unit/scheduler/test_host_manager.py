@@ -238,3 +238,22 @@ def test_most_of_a_cell_read_whole_only_candidates_kept(ctxt):
     instance_queries = [q for q in seen if "FROM instances" in q]
     assert " IN (" not in instance_queries[0]
     assert " IN (" in instance_queries[1]
+
+
+def test_a_cells_reads_share_one_connection(ctxt):
+    nodes = add_hosts(ctxt, 3)
+    manager = host_manager.HostManager()
+    manager.cells(ctxt)         # the API database's cell list, cached
+    checkouts = []
+
+    def checkout(dbapi_conn, record, proxy):
+        checkouts.append(record)
+    sa.event.listen(sa.pool.Pool, "checkout", checkout)
+    try:
+        # Rows, the new nodes and the instances: three queries, one
+        # connection taken from the pool (no aggregates: the driver's copy).
+        states = manager.get_host_states_by_uuids(ctxt, nodes, aggregates=[])
+    finally:
+        sa.event.remove(sa.pool.Pool, "checkout", checkout)
+    assert len(states) == 3
+    assert len(checkouts) == 1
