@@ -276,8 +276,7 @@ class HostManager:
         if not node_uuids:
             return []
         view = self.instance_view
-        tracked = {h for h in (view.hosts() if view else [])
-                   if view.is_updated(h)}
+        tracked = view.updated_hosts() if view else set()
         templates = self._templates
         args = (node_uuids, set(node_uuids), self._full_cells(node_uuids),
                 templates, tracked)

@@ -117,6 +117,12 @@ class HostInstanceView:
         with self._lock:
             return sorted(self._hosts)
 
+    def updated_hosts(self):
+        """The hosts whose view the host itself confirmed (one lock for a
+        decision's thousand hosts, not one per host)."""
+        with self._lock:
+            return {h for h, info in self._hosts.items() if info["updated"]}
+
 
 class SchedulerManager(manager.Manager):
     target = messaging.Target(version=versions.SCHEDULER_TARGET)

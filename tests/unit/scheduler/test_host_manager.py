@@ -170,6 +170,8 @@ def test_tracked_hosts_take_instances_from_the_view(ctxt):
     tracked = objects.Instance(uuid=str(uuid.uuid4()))
     view.update(ctxt, "host000", [tracked, objects.Instance(
         uuid=str(uuid.uuid4()))])
+    view.delete(ctxt, "host001", str(uuid.uuid4()))   # rebuilt, unconfirmed
+    assert view.updated_hosts() == {"host000"}
     states = host_manager.HostManager(view).get_host_states_by_uuids(
         ctxt, nodes)
     assert tracked.uuid in states[0].instances
