@@ -395,7 +395,10 @@ def strip_ignored_and_forced(host_states, spec):
         return [n.lower() for n in getattr(spec, field) or []]
 
     ignore = set(names("ignore_hosts"))
-    hosts = [h for h in host_states if h.host.lower() not in ignore]
+    if ignore:
+        hosts = [h for h in host_states if h.host.lower() not in ignore]
+    else:
+        hosts = list(host_states)
     force_hosts, force_nodes = set(names("force_hosts")), set(
         names("force_nodes"))
     if not (force_hosts or force_nodes):
