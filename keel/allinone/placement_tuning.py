@@ -1,4 +1,6 @@
-"""The embedded Placement, fitted to the all-in-one's single process.
+"""The embedded Placement, fitted to the all-in-one's single process (and
+applied as well by ``python -m keel.embedded.placement``, the Placement
+process of the distributed deployments).
 
 Placement is the real upstream service; what changes here is only how it
 runs, not what it answers:
@@ -88,7 +90,8 @@ _ALIAS_SITES = {
     "placement.objects.resource_provider": {"_get_provider_by_uuid"},
     "placement.objects.research_context": {
         "get_providers_with_resource", "get_sharing_providers",
-        "get_usages_by_provider_trees"},
+        "get_usages_by_provider_trees", "_get_roots_with_traits"},
+    "placement.objects.trait": {"get_traits_by_provider_tree"},
     "placement.objects.allocation_candidate": {
         "_provider_ids_from_root_ids"},
     "placement.objects.consumer": {"_get_consumer_by_uuid"},

@@ -256,6 +256,10 @@ def main(argv=None):
     except Exception as exc:
         print("placement failed to start: %s" % exc, file=sys.stderr)
         return 1
+    # The all-in-one's tuning (schemas checked once, reused query aliases):
+    # how Placement runs, not what it answers.
+    from keel.allinone import placement_tuning
+    placement_tuning.apply()
     print("PLACEMENT_ENDPOINT=%s" % handle.endpoint, flush=True)
     done.wait()
     handle.stop()

@@ -30,6 +30,9 @@ def placement():
             "inventories": {"VCPU": {"total": 64},
                             "MEMORY_MB": {"total": 65536},
                             "DISK_GB": {"total": 1000}}})
+        _call("PUT", url, f"/resource_providers/{rp}/traits", {
+            "resource_provider_generation": 1,
+            "traits": ["HW_CPU_X86_AVX"]})
         rps.append(rp)
     return url, rps
 
@@ -47,7 +50,9 @@ def _boot_requests(url, rps):
     consumer = str(uuid.uuid4())
     project, user = uuid.uuid4().hex, uuid.uuid4().hex
     query = ("/allocation_candidates?resources=VCPU:1,MEMORY_MB:512,"
-             "DISK_GB:1&limit=1000&in_tree=%s" % rps[0])
+             "DISK_GB:1&limit=1000&in_tree=%s"
+             "&required=HW_CPU_X86_AVX&root_required=HW_CPU_X86_AVX,"
+             "!COMPUTE_STATUS_DISABLED" % rps[0])
     cands = _call("GET", url, query)
     areq = cands["allocation_requests"][0]
     _call("PUT", url, f"/allocations/{consumer}", {
@@ -104,7 +109,7 @@ def test_alias_cache_only_at_the_reviewed_sites():
     restore = placement_tuning._cache_aliases()
     try:
         from placement.objects import research_context
-        from placement.objects import trait
+        from placement.objects import resource_class
         table = research_context._RP_TBL
 
         def get_sharing_providers():      # a reviewed function's name
@@ -115,7 +120,7 @@ def test_alias_cache_only_at_the_reviewed_sites():
 
         assert get_sharing_providers() is get_sharing_providers()
         assert elsewhere() is not elsewhere()
-        assert trait.sa is sa              # a module not in the list
+        assert resource_class.sa is sa     # a module not in the list
         # every reviewed function still exists in this Placement release
         import importlib
         for name, functions in placement_tuning._ALIAS_SITES.items():
