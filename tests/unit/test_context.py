@@ -53,3 +53,18 @@ def test_target_cell_targets_a_copy(tmp_path):
         assert cctx.db_connection is not None
         assert cctx.mq_connection is None
     assert ctx.db_connection is None and ctx.cell_uuid is None
+
+
+def test_timestamp_text_forms_parse_as_before():
+    import datetime
+
+    from oslo_utils import timeutils
+
+    from keel.context import _parse_timestamp
+    for text in ("2026-11-29T18:49:24.848008", "2026-11-29T18:49:24",
+                 "2026-11-29T18:49:24Z", "2026-11-29T18:49:24.5+02:00",
+                 "2026-11-29 18:49:24.848008", "20261129T184924Z"):
+        assert _parse_timestamp(text) == timeutils.parse_isotime(
+            text).replace(tzinfo=None), text
+    assert _parse_timestamp("2026-11-29T18:49:24.848008") == \
+        datetime.datetime(2026, 11, 29, 18, 49, 24, 848008)
