@@ -85,36 +85,73 @@ def sync_key_values(session, model, instance_uuid, wanted):
                               value=value))
 
 
+def _state_shape(wanted):
+    """(wanted states without None, whether None is wanted, all of them)
+    for an expected state given as a value or a list; None if not given."""
+    if wanted is None:
+        return None
+    if not isinstance(wanted, (list, tuple, set)):
+        wanted = [wanted]
+    wanted = list(wanted)
+    return [w for w in wanted if w is not None], None in wanted, wanted
+
+
+@functools.lru_cache(maxsize=64)
+def _cas_base(task_shape, vm_shape):
+    """UPDATE instances WHERE deleted = 0 AND <the state checks>, built
+    once per shape of the checks, the expected states being (expanding)
+    bound parameters. Building and cache-keying the whole statement
+    through the ORM on every save cost more than the rest of the save;
+    only the row's uuid and the values are added per call (as literals,
+    so the statement still shows what it writes)."""
+    table = models.Instance.__table__
+    stmt = sa.update(table).where(table.c.deleted == 0)
+    for column, shape in (("task_state", task_shape),
+                          ("vm_state", vm_shape)):
+        if shape is None:
+            continue
+        has_values, has_null = shape
+        col = table.c[column]
+        conds = []
+        if has_values:
+            conds.append(col.in_(sa.bindparam("w_" + column,
+                                              expanding=True)))
+        if has_null:
+            conds.append(col.is_(None))
+        stmt = stmt.where(sa.or_(*conds) if conds else sa.false())
+    return stmt
+
+
 def compare_and_swap(session, uuid, values, expected_task_state=None,
                      expected_vm_state=None):
     """UPDATE instances SET ... WHERE uuid = ? [AND task_state IN (...)]
     [AND vm_state IN (...)]: the state checks and the write are one
     statement, so two racing writers cannot both win."""
-    inst = models.Instance
-    stmt = sa.update(inst).where(inst.uuid == uuid, inst.deleted == 0)
+    table = models.Instance.__table__
+    params = {}
     expected = {}
+    shapes = []
     for column, wanted in (("task_state", expected_task_state),
                            ("vm_state", expected_vm_state)):
-        if wanted is None:
+        shape = _state_shape(wanted)
+        if shape is None:
+            shapes.append(None)
             continue
-        if not isinstance(wanted, (list, tuple, set)):
-            wanted = [wanted]
-        wanted = list(wanted)
-        expected[column] = wanted
-        col = getattr(inst, column)
-        conds = [col.in_([w for w in wanted if w is not None])]
-        if None in wanted:
-            conds.append(col.is_(None))
-        stmt = stmt.where(sa.or_(*conds))
+        not_null, has_null, expected[column] = shape
+        if not_null:
+            params["w_" + column] = not_null
+        shapes.append((bool(not_null), has_null))
+    stmt = _cas_base(*shapes).where(table.c.uuid == uuid)
     if values:
-        stmt = stmt.values(**values)
+        stmt = stmt.values({table.c[name]: value
+                            for name, value in values.items()})
     else:
         # Still a real UPDATE so the state check happens atomically.
-        stmt = stmt.values(updated_at=inst.updated_at)
-    matched = session.execute(
-        stmt.execution_options(synchronize_session=False)).rowcount
+        stmt = stmt.values({table.c.updated_at: table.c.updated_at})
+    matched = session.connection().execute(stmt, params).rowcount
     if matched:
         return
+    inst = models.Instance
     actual = session.execute(sa.select(inst.task_state, inst.vm_state).where(
         inst.uuid == uuid, inst.deleted == 0)).first()
     if actual is None:
