@@ -103,6 +103,8 @@ def deploy(conf=CONF, table=None):
     # (objects.Flavor missing in the API process: POST /flavors was a 500).
     from keel import objects
     objects.register_all()
+    from keel.api import preload
+    preload.warm(conf)
     router = routes.Router(table)
     doc_router = routes.Router({"": {"GET": versions.show_version},
                                 "/": {"GET": versions.show_version}})
