@@ -78,3 +78,36 @@ def test_a_broken_cell_is_left_out_of_the_count(ctx, cells_db):
     cell0.save()
     counts = quota.count_instances(ctx, "p")
     assert counts["project"]["instances"] == 1
+
+
+def test_limits_levels_in_one_statement(ctx, conf):
+    """Config default < the default class < the project < the user, read
+    with one statement; another project's or user's rows do not count."""
+    import sqlalchemy as sa
+
+    conf.config(ram=4096, group="quota")
+    quota.set_class_limit(ctx, "default", "cores", 30)
+    quota.set_class_limit(ctx, "default", "instances", 20)
+    quota.set_limit(ctx, "p", "instances", 7)
+    quota.set_limit(ctx, "other", "ram", 1)
+    quota.set_limit(ctx, "p", "cores", 5, user_id="u")
+    quota.set_limit(ctx, "p", "ram", 2, user_id="someone-else")
+    seen = []
+
+    def count(_conn, _cursor, statement, *_args):
+        if statement.lstrip().upper().startswith("SELECT"):
+            seen.append(statement)  # SQLite's BEGIN is not a read
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", count)
+    try:
+        plimits, ulimits = quota.limits(ctx, "p", "u")
+    finally:
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute", count)
+    assert len(seen) == 1
+    assert (plimits["ram"], plimits["cores"], plimits["instances"]) == \
+        (4096, 30, 7)
+    assert (ulimits["ram"], ulimits["cores"], ulimits["instances"]) == \
+        (4096, 5, 7)
+    assert plimits["fixed_ips"] == -1
+    assert quota.limits(ctx, "p")[1] == plimits
+    assert quota.user_limits(ctx, "p", "u") == ulimits
+    assert quota.project_limits(ctx, "p") == plimits
