@@ -24,9 +24,8 @@ from keel import objects
 
 LOG = logging.getLogger(__name__)
 
-# How long a host's cell is trusted without reading its HostMapping again.
-# Only found mappings are kept: a host not mapped yet is looked up each
-# time (discovery may map it any moment).
+# How long the hosts' cells are trusted without reading the HostMappings
+# again (they change only when a compute is deleted or discovered).
 HOST_CELL_TTL = 60.0
 _host_cells = {}
 
@@ -54,6 +53,8 @@ _REMAP = sa.update(_IM).where(
         cell_id=sa.bindparam("b_cell"), updated_at=sa.bindparam("b_now"))
 _MAPPED_TO = sa.select(_IM.c.cell_id).where(
     _IM.c.instance_uuid == sa.bindparam("b_uuid"))
+_HOSTS = sa.select(api_models.HostMapping.__table__.c.host,
+                   api_models.HostMapping.__table__.c.cell_id)
 _DELETE = sa.delete(_BR).where(_BR.c.instance_uuid == sa.bindparam("b_uuid"))
 
 
@@ -103,16 +104,29 @@ def take_build_requests(context, build_requests, stamp):
 
 def cell_of_host(context, host):
     """The CellMapping of ``host``'s HostMapping; HostMappingNotFound if
-    it has none. Keyed by the API database too: one process may serve
-    several (the tests' clouds)."""
-    key = (CONF.api_database.connection, host)
+    it has none. Every host's cell is read at once (two queries) and kept
+    HOST_CELL_TTL seconds; a host not among them is read again at once
+    (discovery may have just mapped it). Keyed by the API database too:
+    one process may serve several (the tests' clouds)."""
+    url = CONF.api_database.connection
     now = time.monotonic()
-    hit = _host_cells.get(key)
-    if hit is not None and hit[0] > now:
-        return hit[1]
-    cell = objects.HostMapping.get_by_host(context, host).cell_mapping
-    _host_cells[key] = (now + HOST_CELL_TTL, cell)
-    return cell
+    entry = _host_cells.get(url)
+    if entry is None or entry[0] <= now or host not in entry[1]:
+        entry = (now + HOST_CELL_TTL, _load_host_cells(context))
+        _host_cells[url] = entry
+    try:
+        return entry[1][host]
+    except KeyError:
+        raise exception.HostMappingNotFound(name=host) from None
+
+
+def _load_host_cells(context):
+    cells = {cell.id: cell
+             for cell in objects.CellMappingList.get_all(context)}
+    with _reader(context) as conn:
+        rows = conn.execute(_HOSTS).all()
+    return {row.host: cells[row.cell_id] for row in rows
+            if row.cell_id in cells}
 
 
 def forget_host_cells():

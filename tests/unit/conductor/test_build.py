@@ -374,29 +374,42 @@ def test_a_redriven_request_adopts_the_record_a_dead_conductor_wrote(
     assert report.deleted == []
 
 
-def test_host_cell_is_cached_found_mappings_only(ctxt, cells, monkeypatch):
+def test_host_cells_are_read_at_once_and_cached(ctxt, cells, monkeypatch):
     lookups.forget_host_cells()
-    reads = []
-    real = objects.HostMapping.get_by_host
+    loads = []
+    real = lookups._load_host_cells
 
-    def counted(context, host):
-        reads.append(host)
-        return real(context, host)
-    monkeypatch.setattr(objects.HostMapping, "get_by_host", counted)
-    for _ in range(3):
-        assert lookups.cell_of_host(ctxt, "host-a").uuid == \
+    def counted(context):
+        loads.append(1)
+        return real(context)
+    monkeypatch.setattr(lookups, "_load_host_cells", counted)
+    for host in ("host-a", "host-b", "host-a", "host-c"):
+        assert lookups.cell_of_host(ctxt, host).uuid == \
             cells["cell1"].uuid
+    assert len(loads) == 1
+    # A host not (yet) mapped is read again each time, never cached.
     for _ in range(2):
         with pytest.raises(exception.HostMappingNotFound):
-            lookups.cell_of_host(ctxt, "host-unmapped")
-    assert reads == ["host-a", "host-unmapped", "host-unmapped"]
-    # Trusted for HOST_CELL_TTL only.
-    monkeypatch.setattr(lookups, "HOST_CELL_TTL", 0.0)
-    lookups.forget_host_cells()
-    lookups.cell_of_host(ctxt, "host-a")
-    lookups.cell_of_host(ctxt, "host-a")
-    assert reads[3:] == ["host-a", "host-a"]
-    lookups.forget_host_cells()
+            lookups.cell_of_host(ctxt, "host-new")
+    assert len(loads) == 3
+    # Mapped meanwhile (discovery): found on the next look.
+    mapping = objects.HostMapping(keel_context.get_admin_context(),
+                                  host="host-new",
+                                  cell_mapping=cells["cell1"])
+    mapping.create()
+    try:
+        assert lookups.cell_of_host(ctxt, "host-new").uuid == \
+            cells["cell1"].uuid
+        assert len(loads) == 4
+        # Trusted for HOST_CELL_TTL only.
+        monkeypatch.setattr(lookups, "HOST_CELL_TTL", 0.0)
+        lookups.forget_host_cells()
+        lookups.cell_of_host(ctxt, "host-a")
+        lookups.cell_of_host(ctxt, "host-a")
+        assert len(loads) == 6
+    finally:
+        mapping.destroy()
+        lookups.forget_host_cells()
 
 
 def test_commit_maps_and_deletes_in_one_go(ctxt, cells):
