@@ -5,6 +5,8 @@ methods on their behalf and backports objects to the versions a caller knows.
 ComputeTaskManager answers the ``compute_task`` namespace (1.26); it only
 dispatches: each workflow lives in keel/conductor/tasks/.
 """
+import threading
+
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_utils import versionutils
@@ -118,6 +120,7 @@ class ComputeTaskManager:
     def __init__(self, host=None, tracker=None):
         self.host = host or CONF.host
         self._clients = None
+        self._clients_lock = threading.Lock()
         # See keel/conductor/buildpool.py ([conductor]/build_threads).
         self.builds = buildpool.BuildPool(
             CONF.conductor.build_threads, name="build", tracker=tracker) \
@@ -130,7 +133,11 @@ class ComputeTaskManager:
     def _deps(self):
         """(scheduler, compute, placement) clients, made on first use so
         a conductor starts without reaching any of them."""
-        if self._clients is None:
+        if self._clients is not None:
+            return self._clients
+        with self._clients_lock:    # several build threads at start
+            if self._clients is not None:
+                return self._clients
             from keel.clients import report
             from keel.compute import rpcapi as compute_rpcapi
             from keel.scheduler import rpcapi as scheduler_rpcapi

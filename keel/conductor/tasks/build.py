@@ -12,11 +12,11 @@
    cell in one transaction.
 3. Re-check the quota now that the instances count ([quota]/recheck_quota):
    a race lost puts them in ERROR with a fault.
-4. Point the InstanceMapping at the cell, then delete the BuildRequest: the
-   commit point. If it is already gone the user deleted the server while
-   we worked: the instance and its allocations are removed, nothing is
-   built. Otherwise cast build_and_run_instance to the host with the
-   remaining alternates.
+4. Point the InstanceMapping at the cell and delete the BuildRequest, in
+   one API transaction (lookups.commit_build): the commit point. If it is
+   already gone the user deleted the server while we worked: the instance
+   and its allocations are removed, nothing is built. Otherwise cast
+   build_and_run_instance to the host with the remaining alternates.
 
 Any unexpected failure of one instance after its record exists puts it in
 ERROR with a fault (mapped, BuildRequest removed) instead of leaving it in
