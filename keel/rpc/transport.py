@@ -14,6 +14,7 @@ import oslo_messaging as messaging
 from keel import benchcounters
 from keel.conf import CONF
 from keel.rpc import amqp_polling
+from keel.rpc import executor as rpc_executor
 from keel.rpc import serializer as rpc_serializer
 
 if benchcounters.ENABLED:  # bench/boot.py only; nothing installed otherwise
@@ -130,11 +131,11 @@ def get_client(target, version_cap=None, serializer=None, transport=None,
 def get_server(target, endpoints, serializer=None, transport=None):
     """An RPC server on the threading executor (no eventlet in keel)."""
     from oslo_messaging.rpc import dispatcher
-    return messaging.get_rpc_server(
+    return rpc_executor.use_reusing_pool(messaging.get_rpc_server(
         transport or get_transport(), target, endpoints,
         executor="threading",
         serializer=rpc_serializer.RequestContextSerializer(serializer),
-        access_policy=dispatcher.DefaultRPCAccessPolicy)
+        access_policy=dispatcher.DefaultRPCAccessPolicy))
 
 
 def get_notifier(service, host=None, publisher_id=None):
