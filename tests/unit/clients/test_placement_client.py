@@ -366,3 +366,13 @@ def test_claim_survives_a_lost_answer(env, apply_first):
     lossy.placement.adapter.apply_first = False
     with pytest.raises(exception.AllocationUpdateFailed):
         lossy.claim_resources(ctx, other, areq, "p", "u")
+
+
+def test_placement_retry_options_reach_the_adapter():
+    # Nova's [placement] keystoneauth adapter options: an operator's
+    # connect_retries / status_code_retries apply to every request.
+    conf = _conf("http://127.0.0.1:9")
+    conf.set_override("connect_retries", 3, group="placement")
+    conf.set_override("status_code_retries", 2, group="placement")
+    adapter = pl.build_adapter(conf)
+    assert (adapter.connect_retries, adapter.status_code_retries) == (3, 2)
