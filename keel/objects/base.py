@@ -45,6 +45,10 @@ class KeelObjectRegistry(ovoo_base.VersionedObjectRegistry):
     """Registry that publishes the newest class of each object name as
     ``keel.objects.<Name>``."""
 
+    def _register_class(self, cls):
+        super()._register_class(cls)
+        primitives.install_properties(cls)
+
     def registration_hook(self, cls, index):
         # Imported late: keel.objects imports this module.
         from keel import objects

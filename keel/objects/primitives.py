@@ -14,6 +14,7 @@ values read back) are exactly oslo's.
 import re
 
 from oslo_versionedobjects import base as ovoo_base
+from oslo_versionedobjects import exception as ovoo_exc
 from oslo_versionedobjects import fields as ovoo_fields
 
 # Field types whose coerce returns a value of exactly this Python type
@@ -135,3 +136,61 @@ def what_changed(obj):
                 value.obj_what_changed()):
             changes.add(attr[5:])
     return changes
+
+
+def _fast_setter(name, attr, field, kind, same):
+    """The property setter oslo makes (coerce, read-only check, change
+    recorded), without the coerce call when the value is already what
+    coerce would return (see Plan)."""
+    coerce = field.coerce
+    read_only = field.read_only
+    valid = field._type._valid_values if kind == _ENUM else None
+
+    def setter(self, value):
+        if not (type(value) is same and (
+                kind == _PLAIN or
+                (kind == _UUID and _UUID_RE.match(value)) or
+                (kind == _ENUM and value in valid))):
+            value = coerce(self, name, value)
+        values = self.__dict__
+        if read_only and attr in values:
+            if values[attr] != value:
+                raise ovoo_exc.ReadOnlyFieldError(field=name)
+            return
+        self._changed_fields.add(name)
+        values[attr] = value
+
+    return setter
+
+
+def _fast_getter(name, attr):
+    def getter(self):
+        try:
+            return self.__dict__[attr]
+        except KeyError:
+            self.obj_load_attr(name)
+            return getattr(self, attr)
+
+    return getter
+
+
+def _deleter(name, attr):
+    def deleter(self):
+        if attr not in self.__dict__:
+            raise AttributeError("No such attribute `%s'" % name)
+        del self.__dict__[attr]
+
+    return deleter
+
+
+def install_properties(cls):
+    """Replace the field properties oslo's registry made for ``cls`` by
+    equivalent ones that skip the generic calls for plain values (setting
+    a field is the commonest thing objects do: every _from_db_object)."""
+    for name, attr, field, kind, same, _null in plan_for(cls).from_prim:
+        if kind == _SLOW:
+            continue
+        setattr(cls, name, property(_fast_getter(name, attr),
+                                    _fast_setter(name, attr, field, kind,
+                                                 same),
+                                    _deleter(name, attr)))

@@ -171,3 +171,46 @@ def test_what_changed_sees_nested_changes():
     inst.info_cache.network_info = []
     assert "info_cache" in inst.obj_what_changed()
     assert base.KeelObject.obj_what_changed(inst) == {"info_cache"}
+
+
+def test_setters_coerce_and_record_changes_as_oslo_s():
+    inst = objects.Instance()
+    inst.display_name = 42
+    inst.vcpus = "3"
+    inst.locked = None
+    inst.uuid = UUID
+    inst.host = "h"
+    assert inst.display_name == "42" and inst.vcpus == 3
+    assert inst.locked is False and inst.uuid == UUID and inst.host == "h"
+    assert inst.obj_what_changed() == {"display_name", "vcpus", "locked",
+                                       "uuid", "host"}
+    try:
+        inst.vcpus = "many"
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("'many' was accepted as an integer")
+    bdm = objects.BlockDeviceMapping()
+    bdm.source_type = "volume"
+    try:
+        bdm.source_type = "floppy"
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an invalid enum value was accepted")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        inst.uuid = "not-a-uuid"
+    assert any("invalid UUID" in str(w.message) for w in seen)
+    del inst.host
+    assert not inst.obj_attr_is_set("host")
+
+
+def test_getter_still_lazy_loads():
+    class Loads(objects.Instance):
+        def obj_load_attr(self, attrname):
+            setattr(self, attrname, "loaded-" + attrname)
+
+    lazy = objects.Instance.__new__(Loads)
+    lazy.__init__()
+    assert lazy.display_name == "loaded-display_name"
