@@ -208,8 +208,12 @@ def start_placement(db_url, host="127.0.0.1", port=0, numthreads=8):
     Returns once the socket is bound, so requests may be sent at once.
     """
     app = build_app(db_url)
+    # Listen backlog: cheroot's default of 5 overflows when many clients
+    # (a compute simulating dozens of hosts, forked workers) connect at
+    # once; the kernel then drops their SYNs and each waits 1 s or more.
     server = cheroot_wsgi.Server((host, port), app, numthreads=numthreads,
-                                 server_name="keel-placement")
+                                 server_name="keel-placement",
+                                 request_queue_size=128)
     ready = threading.Event()
     failure = []
 
