@@ -11,6 +11,7 @@ per class says, per field, whether the value can be copied as it is; every
 other field still goes through oslo's own calls, so the primitives (and the
 values read back) are exactly oslo's.
 """
+import datetime
 import re
 
 from oslo_versionedobjects import base as ovoo_base
@@ -30,7 +31,13 @@ _SAME_IF = {
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                       r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 # Kinds of the from-primitive plan.
-_SLOW, _PLAIN, _UUID, _ENUM = range(4)
+_SLOW, _PLAIN, _UUID, _ENUM, _DATETIME, _OBJECT = range(6)
+# Kinds of the to-primitive plan.
+_TO_SLOW, _TO_COPY, _TO_DATETIME = range(3)
+# What oslo's isotime writes (whole seconds, "Z"), read without iso8601.
+_ISOTIME_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})"
+                         r"T([0-9]{2}):([0-9]{2}):([0-9]{2})Z\Z")
+_UTC = datetime.timezone.utc
 # Field types that can never hold a versioned object (for obj_what_changed).
 _NEVER_OBJECT = (ovoo_fields.String, ovoo_fields.Integer, ovoo_fields.Boolean,
                  ovoo_fields.Float, ovoo_fields.DateTime, ovoo_fields.UUID,
@@ -57,10 +64,20 @@ class Plan(object):
                            type(field).coerce) == generic_field
             # to: the value is its own primitive when the type does not
             # override FieldType.to_primitive (None is always None).
-            copy_out = (plain_field and type(ftype).to_primitive is
-                        ovoo_fields.FieldType.to_primitive)
-            to_prim.append((name, "_obj_" + name, field, copy_out))
+            out = _TO_SLOW
+            if plain_field and type(ftype).to_primitive is \
+                    ovoo_fields.FieldType.to_primitive:
+                out = _TO_COPY
+            elif plain_field and type(ftype) is ovoo_fields.DateTime:
+                out = _TO_DATETIME
+            to_prim.append((name, "_obj_" + name, field, out))
             kind, same = _SLOW, None
+            if plain_field and type(ftype) is ovoo_fields.DateTime and \
+                    ftype.tzinfo_aware:
+                kind, same = _DATETIME, str
+            elif plain_field and type(ftype) is ovoo_fields.Object and \
+                    not ftype._subclasses:
+                kind, same = _OBJECT, dict
             if plain_field and type(ftype).from_primitive is \
                     ovoo_fields.FieldType.from_primitive:
                 coerce = type(ftype).coerce
@@ -90,12 +107,19 @@ def fields_to_primitive(obj):
     """{name: primitive} of the set fields, as oslo's obj_to_primitive."""
     primitive = {}
     values = obj.__dict__
-    for name, attr, field, copy_out in plan_for(type(obj)).to_prim:
+    for name, attr, field, out in plan_for(type(obj)).to_prim:
         if attr not in values:
             continue
         value = values[attr]
-        if value is None or copy_out:
+        if value is None or out == _TO_COPY:
             primitive[name] = value
+        elif out == _TO_DATETIME and type(value) is datetime.datetime and \
+                value.year >= 1000 and (value.tzinfo is None or
+                                        value.tzinfo is _UTC):
+            # oslo's isotime, without strftime and tzname.
+            primitive[name] = "%04d-%02d-%02dT%02d:%02d:%02dZ" % (
+                value.year, value.month, value.day, value.hour,
+                value.minute, value.second)
         else:
             primitive[name] = field.to_primitive(obj, name, value)
     return primitive
@@ -114,12 +138,27 @@ def fields_from_primitive(obj, objdata):
             if nullable:
                 values[attr] = None
                 continue
-        elif type(value) is same and (
-                kind == _PLAIN or
-                (kind == _UUID and _UUID_RE.match(value)) or
-                (kind == _ENUM and value in field._type._valid_values)):
-            values[attr] = value
-            continue
+        elif type(value) is same:
+            if kind == _PLAIN or (
+                    kind == _UUID and _UUID_RE.match(value)) or (
+                    kind == _ENUM and value in field._type._valid_values):
+                values[attr] = value
+                continue
+            if kind == _OBJECT:
+                # Object.from_primitive, then the setter's Object.coerce
+                # (which only checks the name).
+                child = obj.obj_from_primitive(value, obj._context)
+                if child.obj_name() == field._type._obj_name:
+                    values[attr] = child
+                    continue
+                value = child
+            elif kind == _DATETIME:
+                # What parse_isotime then coerce give for isotime's form.
+                match = _ISOTIME_RE.match(value)
+                if match:
+                    values[attr] = datetime.datetime(
+                        *map(int, match.groups()), tzinfo=_UTC)
+                    continue
         setattr(obj, name, field.from_primitive(obj, name, value))
 
 
@@ -188,7 +227,7 @@ def install_properties(cls):
     equivalent ones that skip the generic calls for plain values (setting
     a field is the commonest thing objects do: every _from_db_object)."""
     for name, attr, field, kind, same, _null in plan_for(cls).from_prim:
-        if kind == _SLOW:
+        if kind in (_SLOW, _DATETIME, _OBJECT):
             continue
         setattr(cls, name, property(_fast_getter(name, attr),
                                     _fast_setter(name, attr, field, kind,
