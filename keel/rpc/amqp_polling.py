@@ -47,11 +47,32 @@ _constant_timeout = property(lambda self: POLL_SECONDS,
                              lambda self, value: None)
 
 
+def _names(func):
+    """Global and attribute names a function (or the function a decorator
+    wrapped, found in its closure) uses."""
+    names = set(getattr(getattr(func, "__code__", None), "co_names", ()))
+    for cell in getattr(func, "__closure__", None) or ():
+        inner = getattr(cell.cell_contents, "__code__", None)
+        names.update(getattr(inner, "co_names", ()))
+    return names
+
+
+def _compatible():
+    """The oslo.messaging code this module was written against: a reply
+    waiter looping on conn.consume until _thread_exit_event, a listener
+    keeping its timeout in _current_timeout. Anything else is left alone."""
+    waiter = getattr(amqpdriver, "ReplyWaiter", None)
+    listener = getattr(amqpdriver, "RpcAMQPListener", None)
+    if waiter is None or listener is None:
+        return False
+    return ({"_thread_exit_event", "conn", "consume"} <= _names(waiter.poll)
+            and "_current_timeout" in _names(listener.poll))
+
+
 def install():
     """Patch oslo.messaging's classes (idempotent). A reply waiter started
     before keeps the ramp: call before the first RPC call."""
-    if _saved or not (hasattr(amqpdriver, "ReplyWaiter")
-                      and hasattr(amqpdriver, "RpcAMQPListener")):
+    if _saved or not _compatible():
         return
     _saved["poll"] = amqpdriver.ReplyWaiter.poll
     _saved["timeout"] = amqpdriver.RpcAMQPListener.__dict__.get(

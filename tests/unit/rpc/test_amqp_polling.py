@@ -67,3 +67,22 @@ def test_uninstall_restores_and_install_is_idempotent():
     amqp_polling.uninstall()
     assert amqpdriver.ReplyWaiter.poll is not amqp_polling._reply_poll
     amqp_polling.install()
+
+
+def test_left_alone_when_oslo_messaging_code_differs(monkeypatch):
+    amqp_polling.uninstall()
+    try:
+        assert amqp_polling._compatible()
+
+        def other_poll(self):
+            return self.something_else()
+        monkeypatch.setattr(amqpdriver.ReplyWaiter, "poll", other_poll)
+        assert not amqp_polling._compatible()
+        amqp_polling.install()
+        assert amqpdriver.ReplyWaiter.poll is other_poll
+        assert "_current_timeout" not in \
+            amqpdriver.RpcAMQPListener.__dict__
+    finally:
+        monkeypatch.undo()
+        amqp_polling.install()
+    assert amqpdriver.ReplyWaiter.poll is amqp_polling._reply_poll
