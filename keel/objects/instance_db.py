@@ -99,8 +99,8 @@ def _state_shape(wanted):
 @functools.lru_cache(maxsize=64)
 def _cas_base(task_shape, vm_shape):
     """UPDATE instances WHERE deleted = 0 AND <the state checks>, built
-    once per shape of the checks, the expected states being (expanding)
-    bound parameters. Building and cache-keying the whole statement
+    once per shape of the checks, the expected states being bound
+    parameters. Building and cache-keying the whole statement
     through the ORM on every save cost more than the rest of the save;
     only the row's uuid and the values are added per call (as literals,
     so the statement still shows what it writes)."""
@@ -110,12 +110,16 @@ def _cas_base(task_shape, vm_shape):
                           ("vm_state", vm_shape)):
         if shape is None:
             continue
-        has_values, has_null = shape
+        n_values, has_null = shape
         col = table.c[column]
         conds = []
-        if has_values:
-            conds.append(col.in_(sa.bindparam("w_" + column,
-                                              expanding=True)))
+        # One plain parameter per expected state (the shape has their
+        # number): an expanding IN is re-rendered on every execution.
+        if n_values == 1:
+            conds.append(col == sa.bindparam("w_%s_0" % column))
+        elif n_values:
+            conds.append(col.in_([sa.bindparam("w_%s_%d" % (column, i))
+                                  for i in range(n_values)]))
         if has_null:
             conds.append(col.is_(None))
         stmt = stmt.where(sa.or_(*conds) if conds else sa.false())
@@ -138,9 +142,9 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
             shapes.append(None)
             continue
         not_null, has_null, expected[column] = shape
-        if not_null:
-            params["w_" + column] = not_null
-        shapes.append((bool(not_null), has_null))
+        for i, state in enumerate(not_null):
+            params["w_%s_%d" % (column, i)] = state
+        shapes.append((len(not_null), has_null))
     stmt = _cas_base(*shapes).where(table.c.uuid == uuid)
     if values:
         stmt = stmt.values({table.c[name]: value
