@@ -181,7 +181,8 @@ class Distributed(Deployment):
     private control exchange keeps the run apart on the shared broker)."""
     name = "distributed"
 
-    def __init__(self, workdir, hosts, counters=True, api_workers=None):
+    def __init__(self, workdir, hosts, counters=True, api_workers=None,
+                 tuned_placement=False):
         sys.path.insert(0, ROOT)
         from tests.fixtures import databases
         self.databases = databases
@@ -218,8 +219,11 @@ class Distributed(Deployment):
         control = self._write("control.conf", common +
                               f"[api_database]\nconnection = {self.urls['api']}\n"
                               f"[database]\nconnection = {self.urls['cell']}\n")
+        # An operator's Placement is upstream's, unmodified: keel's tuning
+        # of its internals only with --tuned-placement.
         self._start("placement", [sys.executable, "-c", PLACEMENT_SCRIPT,
-                                  "--db-url", self.urls["placement"]],
+                                  "--db-url", self.urls["placement"]]
+                    + (["--tuned"] if tuned_placement else []),
                     stdout=subprocess.PIPE)
         self._manage(control, images)
         line = self.procs["placement"].stdout.readline()
@@ -263,7 +267,10 @@ class Distributed(Deployment):
         self._wait_hosts(hosts)
         print("distributed: worker processes: " + ", ".join(
             f"{name} {self.workers(name)}" for name in
-            ("api", "conductor", "scheduler")), flush=True)
+            ("api", "conductor", "scheduler"))
+              + "; Placement " + ("with keel's tuning (--tuned-placement)"
+                                  if tuned_placement else "unmodified"),
+              flush=True)
 
     def workers(self, name):
         """Processes serving ``name``: its forked workers, or 1 when it

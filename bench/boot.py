@@ -453,6 +453,10 @@ def main():
     parser.add_argument("--hosts", type=int, default=50)
     parser.add_argument("--api-workers", type=int, default=None,
                         help="distributed: [DEFAULT]/osapi_compute_workers")
+    parser.add_argument("--tuned-placement", action="store_true",
+                        help="distributed: run Placement with the all-in-"
+                             "one's tuning of its internals (default: "
+                             "upstream's Placement unmodified)")
     parser.add_argument("--no-counters", action="store_true",
                         help="do not enable keel.benchcounters (CPU without "
                              "the counting hooks)")
@@ -476,6 +480,7 @@ def main():
                                    counters=not args.no_counters)
         else:
             dep = _deploy.Distributed(workdir, args.hosts,
+                                      tuned_placement=args.tuned_placement,
                                       counters=not args.no_counters,
                                       api_workers=args.api_workers)
         print(f"{name}: {args.hosts} hosts up in "

@@ -249,6 +249,12 @@ def main(argv=None):
                         help="SQLAlchemy URL of the Placement database.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument(
+        "--tuned", action="store_true",
+        help="apply the all-in-one's tuning of Placement's internals "
+             "(keel/allinone/placement_tuning.py, keel/gctune.py). Off by "
+             "default: this "
+             "process stands for the operator's own, unmodified Placement.")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
@@ -260,10 +266,13 @@ def main(argv=None):
     except Exception as exc:
         print("placement failed to start: %s" % exc, file=sys.stderr)
         return 1
-    # The all-in-one's tuning (schemas checked once, reused query aliases):
-    # how Placement runs, not what it answers.
-    from keel.allinone import placement_tuning
-    placement_tuning.apply()
+    if args.tuned:
+        # Schemas checked once, reused query aliases, the collector tuned as
+        # in keel's services: how Placement runs, not what it answers.
+        from keel.allinone import placement_tuning
+        from keel import gctune
+        placement_tuning.apply()
+        gctune.settle()
     print("PLACEMENT_ENDPOINT=%s" % handle.endpoint, flush=True)
     done.wait()
     handle.stop()
