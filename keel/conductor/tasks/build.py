@@ -247,18 +247,20 @@ class ScheduleAndBuild:
         common.populate_retry(filter_props, build.uuid)
         common.populate_filter_properties(filter_props, selection)
         common.fill_provider_mapping(build.spec, selection)
+        # One cell-targeted context for the notification and the cast
+        # (targeting parses the cell's transport URL).
         with keel_context.target_cell(context, build.cell) as cctxt:
             # From nothing to building, with no task states (as Nova).
             notify.state_update(cctxt, instance, None, common.BUILDING,
                                 None, None, host=self.host)
-        if not lookups.commit_build(context, build.uuid, build.cell):
-            LOG.info("The build request of %s was deleted during scheduling:"
-                     " not building it.", build.uuid)
-            self._undo_create(context, build)
-            return
-        secgroups = [sg.identifier for sg in build.spec.security_groups] \
-            if build.spec.obj_attr_is_set("security_groups") else []
-        with keel_context.target_cell(context, build.cell) as cctxt:
+            if not lookups.commit_build(context, build.uuid, build.cell):
+                LOG.info("The build request of %s was deleted during "
+                         "scheduling: not building it.", build.uuid)
+                self._undo_create(context, build)
+                return
+            secgroups = [sg.identifier for sg in
+                         build.spec.security_groups] \
+                if build.spec.obj_attr_is_set("security_groups") else []
             self.compute_rpcapi.build_and_run_instance(
                 cctxt, instance=instance, host=selection.service_host,
                 image=self.image, request_spec=build.spec,
