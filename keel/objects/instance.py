@@ -1,6 +1,7 @@
 """Objects: Instance, InstanceList (the instances table and what hangs off
 it: instance_extra blobs, metadata, system metadata, info cache, tags)."""
 import datetime
+import functools
 
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
@@ -63,6 +64,21 @@ def _obj_from_blob(name, blob):
 
 def _blob(obj):
     return None if obj is None else jsonutils.dumps(obj.obj_to_primitive())
+
+
+@functools.lru_cache(maxsize=None)
+def _insert(model):
+    return sa.insert(model.__table__)
+
+
+def _inserted(conn, model, values):
+    """INSERT one row of ``model``; the row as a re-read would give it
+    (every column: the values, python-side defaults, the new id)."""
+    done = conn.execute(_insert(model), values)
+    row = dict.fromkeys(model.__table__.c.keys())
+    row.update(done.last_inserted_params())
+    row["id"] = done.inserted_primary_key[0]
+    return h.RowValues(model, row)
 
 
 @base.KeelObjectRegistry.register
@@ -369,36 +385,38 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             [n for n in _EXTRA_BLOBS if self.obj_attr_is_set(n)] +
             [n for n in _FLAVORS if self.obj_attr_is_set(n)])
         uuid = values["uuid"]
+        cache = changes.get("info_cache")
+        network_info = "[]"
+        if cache is not None and cache.obj_attr_is_set("network_info") \
+                and cache.network_info is not None:
+            network_info = fields.NetworkModel.to_primitive(
+                cache, "network_info", cache.network_info)
+        tags = sorted(tag.tag for tag in (changes.get("tags") or ()))
         with h.cell_writer(self._context) as s:
-            row = models.Instance(**values)
-            s.add(row)
-            s.flush()
-            s.add(models.InstanceExtra(instance_uuid=uuid, **extra))
-            # Key/value rows as one executemany per table (the ORM would
-            # INSERT .. RETURNING row by row on SQLite to learn their ids).
+            # Core INSERTs (no ORM unit of work); what was written is what
+            # a re-read would return (python-side defaults included, no
+            # server defaults), so no SELECTs to fill the object back.
+            conn = s.connection()
+            row = _inserted(conn, models.Instance, values)
+            conn.execute(_insert(models.InstanceExtra),
+                         dict(extra, instance_uuid=uuid))
+            # Key/value rows as one executemany per table.
             for model, name in ((models.InstanceMetadata, "metadata"),
                                 (models.InstanceSystemMetadata,
                                  "system_metadata")):
                 rows = [{"instance_uuid": uuid, "key": key, "value": value}
                         for key, value in (changes.get(name) or {}).items()]
                 if rows:
-                    s.execute(sa.insert(model), rows)
-            cache = changes.get("info_cache")
-            network_info = "[]"
-            if cache is not None and cache.obj_attr_is_set("network_info") \
-                    and cache.network_info is not None:
-                network_info = fields.NetworkModel.to_primitive(
-                    cache, "network_info", cache.network_info)
-            cache_row = models.InstanceInfoCache(instance_uuid=uuid,
-                                                 network_info=network_info)
-            s.add(cache_row)
-            tag_rows = [models.Tag(resource_id=uuid, tag=tag.tag)
-                        for tag in (changes.get("tags") or ())]
-            s.add_all(tag_rows)
-            s.flush()
-            # What was written is what a re-read would return: the rows'
-            # columns are all known after the flush (python-side defaults,
-            # the new id), so no SELECTs to fill the object back.
+                    conn.execute(_insert(model), rows)
+            cache_row = _inserted(conn, models.InstanceInfoCache, {
+                "instance_uuid": uuid, "network_info": network_info})
+            tag_rows = [h.RowValues(models.Tag,
+                                    {"resource_id": uuid, "tag": tag})
+                        for tag in tags]
+            if tag_rows:
+                conn.execute(_insert(models.Tag),
+                             [{"resource_id": uuid, "tag": tag}
+                              for tag in tags])
             self._from_new_rows(row, cache_row, tag_rows, changes)
         self.obj_reset_changes(recursive=True)
 
@@ -425,8 +443,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             self.security_groups = objects.SecurityGroupList(objects=[])
         if "tags" in changes:
             self.tags = base.obj_make_list(
-                context, objects.TagList(context), objects.Tag,
-                sorted(tag_rows, key=lambda t: t.tag))
+                context, objects.TagList(context), objects.Tag, tag_rows)
 
     @base.remotable
     def save(self, expected_vm_state=None, expected_task_state=None,
