@@ -7,7 +7,7 @@ opts = [
     cfg.IntOpt("workers", min=0,
                help="Conductor worker processes (default: the CPU count)."),
     # Not a Nova option: Nova runs each cast on the RPC executor itself.
-    cfg.IntOpt("build_threads", default=4, min=0,
+    cfg.IntOpt("build_threads", default=8, min=0,
                help="Threads per conductor worker process that run "
                     "schedule_and_build_instances. The RPC executor only "
                     "queues these casts for them, so the computes' calls "
@@ -16,7 +16,9 @@ opts = [
                     "process. Casts waiting for a thread are in memory "
                     "only, as they already are in the RPC executor: if the "
                     "process stops or dies, the safety net re-drives their "
-                    "build requests. 0 runs them on the RPC executor "
+                    "build requests. Most of a build waits for the "
+                    "scheduler and the databases, so a few threads per core "
+                    "keep builds flowing. 0 runs them on the RPC executor "
                     "threads (Nova's behaviour)."),
 ]
 
