@@ -107,9 +107,7 @@ class BlockDeviceMapping(base.KeelPersistentObject, base.KeelObject,
         values = self._values_for_db()
         values.setdefault("uuid", uuidutils.generate_uuid())
         with h.cell_writer(self._context) as s:
-            row = models.BlockDeviceMapping(**values)
-            s.add(row)
-            s.flush()
+            row = h.insert_row(s, models.BlockDeviceMapping, values)
             self._from_db_object(self._context, self, row)
 
     @base.remotable

@@ -190,3 +190,25 @@ def update_row(session, row, values):
         _update_by_id(row.model, tuple(sorted(changed))), params)
     row.__dict__.update(changed)
     return row
+
+
+@functools.lru_cache(maxsize=None)
+def _insert(model):
+    return sa.insert(model.__table__)
+
+
+def insert_row(session, model, values):
+    """INSERT one row of ``model`` with a Core statement built once (no ORM
+    unit of work) and return it as a re-read would (a RowValues with every
+    column: the values, python-side defaults, the new id). The cell models
+    have no server-side defaults, so nothing is left to read back."""
+    done = session.connection().execute(_insert(model), values)
+    row = dict.fromkeys(model.__table__.c.keys())
+    row.update(done.last_inserted_params())
+    row["id"] = done.inserted_primary_key[0]
+    return RowValues(model, row)
+
+
+def insert_rows(session, model, rows):
+    """INSERT several rows of ``model`` as one executemany."""
+    session.connection().execute(_insert(model), rows)

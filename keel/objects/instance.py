@@ -1,7 +1,6 @@
 """Objects: Instance, InstanceList (the instances table and what hangs off
 it: instance_extra blobs, metadata, system metadata, info cache, tags)."""
 import datetime
-import functools
 
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
@@ -64,21 +63,6 @@ def _obj_from_blob(name, blob):
 
 def _blob(obj):
     return None if obj is None else jsonutils.dumps(obj.obj_to_primitive())
-
-
-@functools.lru_cache(maxsize=None)
-def _insert(model):
-    return sa.insert(model.__table__)
-
-
-def _inserted(conn, model, values):
-    """INSERT one row of ``model``; the row as a re-read would give it
-    (every column: the values, python-side defaults, the new id)."""
-    done = conn.execute(_insert(model), values)
-    row = dict.fromkeys(model.__table__.c.keys())
-    row.update(done.last_inserted_params())
-    row["id"] = done.inserted_primary_key[0]
-    return h.RowValues(model, row)
 
 
 @base.KeelObjectRegistry.register
@@ -396,10 +380,9 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             # Core INSERTs (no ORM unit of work); what was written is what
             # a re-read would return (python-side defaults included, no
             # server defaults), so no SELECTs to fill the object back.
-            conn = s.connection()
-            row = _inserted(conn, models.Instance, values)
-            conn.execute(_insert(models.InstanceExtra),
-                         dict(extra, instance_uuid=uuid))
+            row = h.insert_row(s, models.Instance, values)
+            h.insert_rows(s, models.InstanceExtra,
+                          [dict(extra, instance_uuid=uuid)])
             # Key/value rows as one executemany per table.
             for model, name in ((models.InstanceMetadata, "metadata"),
                                 (models.InstanceSystemMetadata,
@@ -407,16 +390,15 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                 rows = [{"instance_uuid": uuid, "key": key, "value": value}
                         for key, value in (changes.get(name) or {}).items()]
                 if rows:
-                    conn.execute(_insert(model), rows)
-            cache_row = _inserted(conn, models.InstanceInfoCache, {
+                    h.insert_rows(s, model, rows)
+            cache_row = h.insert_row(s, models.InstanceInfoCache, {
                 "instance_uuid": uuid, "network_info": network_info})
             tag_rows = [h.RowValues(models.Tag,
                                     {"resource_id": uuid, "tag": tag})
                         for tag in tags]
             if tag_rows:
-                conn.execute(_insert(models.Tag),
-                             [{"resource_id": uuid, "tag": tag}
-                              for tag in tags])
+                h.insert_rows(s, models.Tag, [{"resource_id": uuid,
+                                               "tag": tag} for tag in tags])
             self._from_new_rows(row, cache_row, tag_rows, changes)
         self.obj_reset_changes(recursive=True)
 

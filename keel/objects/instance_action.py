@@ -51,9 +51,8 @@ def _event_statements():
     touch = (sa.update(act).where(act.c.id == sa.bindparam("w_id"))
              .values({act.c.updated_at: sa.bindparam("v_now")}))
     touch_error = touch.values({act.c.message: RESULT_ERROR})
-    insert = sa.insert(ev)
     return {"newest": newest, "action_and_event": action_and_event,
-            "touch": touch, "touch_error": touch_error, "insert": insert}
+            "touch": touch, "touch_error": touch_error}
 
 
 @functools.lru_cache(maxsize=8)
@@ -106,9 +105,7 @@ class InstanceAction(base.KeelPersistentObject, base.KeelObject,
                      want_result=True):
         values = cls.pack_action_start(context, instance_uuid, action_name)
         with h.cell_writer(context) as s:
-            row = models.InstanceAction(**values)
-            s.add(row)
-            s.flush()
+            row = h.insert_row(s, models.InstanceAction, values)
             if want_result:
                 return cls._from_db_object(context, cls(), row)
 
@@ -138,9 +135,7 @@ class InstanceAction(base.KeelPersistentObject, base.KeelObject,
         h.check_not_created(self)
         values = h.changes_for_db(self, models.InstanceAction)
         with h.cell_writer(self._context) as s:
-            row = models.InstanceAction(**values)
-            s.add(row)
-            s.flush()
+            row = h.insert_row(s, models.InstanceAction, values)
             self._from_db_object(self._context, self, row)
 
 
@@ -234,18 +229,11 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
                     instance_uuid=instance_uuid)
             # The action's updated_at tracks its latest activity.
             conn.execute(stmts["touch"], {"w_id": action_id, "v_now": now})
-            done = conn.execute(stmts["insert"], {
+            row = h.insert_row(s, models.InstanceActionEvent, {
                 "action_id": action_id, "event": event_name,
                 "start_time": now, "host": host})
-            if not want_result:
-                return None
-            # What was written is the whole row (no server defaults).
-            values = dict.fromkeys(
-                models.InstanceActionEvent.__table__.c.keys())
-            values.update(done.last_inserted_params())
-            values["id"] = done.inserted_primary_key[0]
-            return cls._from_db_object(context, cls(), h.RowValues(
-                models.InstanceActionEvent, values))
+            if want_result:
+                return cls._from_db_object(context, cls(), row)
 
     @base.serialize_args
     @base.remotable_classmethod
