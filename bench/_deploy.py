@@ -200,12 +200,12 @@ class Distributed(Deployment):
                      for name in ("api", "cell", "cell0", "placement")}
         self.cell_urls = (self.urls["cell"], self.urls["cell0"])
         try:
-            self._deploy(tag, hosts, counters, api_workers)
+            self._deploy(tag, hosts, counters, api_workers, tuned_placement)
         except BaseException:
             self.stop()
             raise
 
-    def _deploy(self, tag, hosts, counters, api_workers):
+    def _deploy(self, tag, hosts, counters, api_workers, tuned_placement):
         databases = self.databases
         workdir = self.workdir
         env = dict(os.environ)
