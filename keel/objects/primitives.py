@@ -33,7 +33,7 @@ _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
 # Kinds of the from-primitive plan.
 _SLOW, _PLAIN, _UUID, _ENUM, _DATETIME, _OBJECT = range(6)
 # Kinds of the to-primitive plan.
-_TO_SLOW, _TO_COPY, _TO_DATETIME = range(3)
+_TO_SLOW, _TO_COPY, _TO_DATETIME, _TO_OBJECT = range(4)
 # What oslo's isotime writes (whole seconds, "Z"), read without iso8601.
 _ISOTIME_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})"
                          r"T([0-9]{2}):([0-9]{2}):([0-9]{2})Z\Z")
@@ -70,6 +70,8 @@ class Plan(object):
                 out = _TO_COPY
             elif plain_field and type(ftype) is ovoo_fields.DateTime:
                 out = _TO_DATETIME
+            elif plain_field and type(ftype) is ovoo_fields.Object:
+                out = _TO_OBJECT
             to_prim.append((name, "_obj_" + name, field, out))
             kind, same = _SLOW, None
             if plain_field and type(ftype) is ovoo_fields.DateTime and \
@@ -113,6 +115,9 @@ def fields_to_primitive(obj):
         value = values[attr]
         if value is None or out == _TO_COPY:
             primitive[name] = value
+        elif out == _TO_OBJECT:
+            # Object.to_primitive, without the two generic calls.
+            primitive[name] = value.obj_to_primitive()
         elif out == _TO_DATETIME and type(value) is datetime.datetime and \
                 value.year >= 1000 and (value.tzinfo is None or
                                         value.tzinfo is _UTC):
