@@ -30,8 +30,10 @@ from oslo_utils import timeutils
 
 from keel.conductor.tasks import cell0
 from keel.conductor.tasks import common
+from keel.conductor.tasks import lease
 from keel.conductor.tasks import lookups
 from keel.conductor.tasks import notify
+from keel.conductor.tasks import safety
 from keel.conf import CONF
 from keel import context as keel_context
 from keel import exception
@@ -77,6 +79,17 @@ class ScheduleAndBuild:
         self.bdm = block_device_mapping
         self.tags = tags
         present, busy = self._take(context, build_requests)
+        # Renew the take while this delivery works: the safety net must not
+        # take a slow delivery for a lost one (tasks/lease.py).
+        with lease.BuildLease(context, present, self._stamp,
+                              safety.redrive_after() / 4):
+            self._build(context, build_requests, request_specs, present,
+                        busy, admin_password, injected_files,
+                        requested_networks, block_device_mapping, tags)
+
+    def _build(self, context, build_requests, request_specs, present, busy,
+               admin_password, injected_files, requested_networks,
+               block_device_mapping, tags):
         wanted = [(br, spec) for br, spec in zip(build_requests,
                                                   request_specs)
                   if br.instance_uuid not in busy and
@@ -319,10 +332,10 @@ class ScheduleAndBuild:
         lookups.take_build_requests). One that another delivery of this
         request has taken is left to it: not wanted here, not forgotten."""
         uuids = [br.instance_uuid for br in build_requests]
+        self._stamp = timeutils.utcnow().replace(tzinfo=None, microsecond=0)
         try:
-            taken = lookups.take_build_requests(
-                context, build_requests,
-                timeutils.utcnow().replace(tzinfo=None, microsecond=0))
+            taken = lookups.take_build_requests(context, build_requests,
+                                                self._stamp)
         except Exception:  # noqa: BLE001 - left for the safety net
             # Building without the take could race a re-drive; the
             # BuildRequests stay untouched, so the net re-sends them.

@@ -43,6 +43,13 @@ _TAKE_SENT = sa.update(_BR).where(
     _BR.c.instance_uuid == sa.bindparam("b_uuid"),
     _BR.c.updated_at == sa.bindparam("b_sent")).values(
         updated_at=sa.bindparam("b_stamp"))
+_RENEW = sa.update(_BR).where(
+    _BR.c.instance_uuid.in_(sa.bindparam("b_uuids", expanding=True)),
+    _BR.c.updated_at == sa.bindparam("b_old")).values(
+        updated_at=sa.bindparam("b_new"))
+_HELD = sa.select(_BR.c.instance_uuid).where(
+    _BR.c.instance_uuid.in_(sa.bindparam("b_uuids", expanding=True)),
+    _BR.c.updated_at == sa.bindparam("b_new"))
 _MAP = sa.update(_IM).where(
     _IM.c.instance_uuid == sa.bindparam("b_uuid"),
     sa.or_(_IM.c.cell_id.is_(None),
@@ -100,6 +107,17 @@ def take_build_requests(context, build_requests, stamp):
             if done.rowcount == 1:
                 taken.add(req.instance_uuid)
     return taken
+
+
+def renew_build_requests(context, uuids, old, new):
+    """Move the take stamp of ``uuids`` from ``old`` to ``new`` where it is
+    still ``old`` (keel/conductor/tasks/lease.py); the uuids stamped
+    ``new`` afterwards, i.e. still held by the caller."""
+    with _writer(context) as conn:
+        conn.execute(_RENEW, {"b_uuids": list(uuids), "b_old": old,
+                              "b_new": new})
+        return set(conn.execute(_HELD, {"b_uuids": list(uuids),
+                                        "b_new": new}).scalars())
 
 
 def cell_of_host(context, host):
