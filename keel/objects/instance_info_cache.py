@@ -1,4 +1,6 @@
 """Objects: InstanceInfoCache (an instance's cached network_info)."""
+import functools
+
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -7,6 +9,19 @@ from keel import exception
 from keel.objects import base
 from keel.objects import db_helpers as h
 from keel.objects import fields
+
+
+@functools.lru_cache(maxsize=None)
+def _update_statement():
+    """The cache's UPDATE (every instance save with new network info and
+    every delete), a Core statement built once rather than an ORM bulk
+    update built and cache-keyed each time."""
+    table = models.InstanceInfoCache.__table__
+    return (sa.update(table)
+            .where(table.c.instance_uuid == sa.bindparam("w_uuid"))
+            .values({table.c.network_info: sa.bindparam("network_info"),
+                     table.c.updated_at: sa.bindparam("updated_at"),
+                     table.c.deleted: 0, table.c.deleted_at: None}))
 
 
 @base.KeelObjectRegistry.register
@@ -53,12 +68,9 @@ class InstanceInfoCache(base.KeelPersistentObject, base.KeelObject):
             # A cache loaded from its row (every instance has one from its
             # create): one UPDATE, and the object knows all it would read.
             now = timeutils.utcnow()
-            done = session.execute(
-                sa.update(cache).where(
-                    cache.instance_uuid == self.instance_uuid)
-                .values(network_info=blob, deleted=0, deleted_at=None,
-                        updated_at=now)
-                .execution_options(synchronize_session=False)).rowcount
+            done = session.connection().execute(_update_statement(), {
+                "w_uuid": self.instance_uuid, "network_info": blob,
+                "updated_at": now}).rowcount
             if done:
                 self.network_info = blob or "[]"
                 self.updated_at = now
