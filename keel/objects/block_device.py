@@ -1,5 +1,7 @@
 """Objects: BlockDeviceMapping, BlockDeviceMappingList (an instance's
 disks: image, volume, snapshot, blank, swap and ephemeral)."""
+import functools
+
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -202,6 +204,15 @@ class BlockDeviceMapping(base.KeelPersistentObject, base.KeelObject,
             expected_attrs=expected_attrs)[0]
 
 
+@functools.lru_cache(maxsize=None)
+def _by_instance_statement():
+    table = models.BlockDeviceMapping.__table__
+    return (sa.select(table)
+            .where(table.c.deleted == 0,
+                   table.c.instance_uuid == sa.bindparam("w_uuid"))
+            .order_by(table.c.id))
+
+
 @base.KeelObjectRegistry.register
 class BlockDeviceMappingList(base.ObjectListBase, base.KeelObject):
     VERSION = '1.18'
@@ -221,8 +232,14 @@ class BlockDeviceMappingList(base.ObjectListBase, base.KeelObject):
 
     @base.remotable_classmethod
     def get_by_instance_uuid(cls, context, instance_uuid, use_slave=False):
-        return cls._query(context, models.BlockDeviceMapping.instance_uuid ==
-                          instance_uuid)
+        # Every build and delete asks: a Core statement built once.
+        with h.cell_reader(context) as s:
+            rows = s.connection().execute(_by_instance_statement(),
+                                          {"w_uuid": instance_uuid})
+            return base.obj_make_list(
+                context, cls(context), BlockDeviceMapping,
+                [h.RowValues(models.BlockDeviceMapping, row._mapping)
+                 for row in rows])
 
     @base.remotable_classmethod
     def get_by_instance_uuids(cls, context, instance_uuids, use_slave=False):
