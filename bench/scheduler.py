@@ -229,6 +229,9 @@ def main():
 
         logging.getLogger().setLevel(logging.WARNING)
         scheduler = driver.Scheduler(report_client=reportclient)
+        # As a started scheduler service does (keel.service.serve).
+        from keel import gctune
+        gctune.settle()
         profiler = cProfile.Profile() if args.profile else None
         timer = PlacementTimer(reportclient.placement)
         walls, waits, cpus, http_cpus = [], [], [], []
