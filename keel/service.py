@@ -434,8 +434,31 @@ def serve(services, before_start=None, parent_pid=None):
     try:
         launcher.wait()
     finally:
-        rpc_transport.cleanup()
+        close_transports()
     return 0
+
+
+# How long a stopping process waits for its broker connections to close.
+TRANSPORT_CLOSE_SECONDS = 10
+
+
+def close_transports(timeout=None):
+    """Close the messaging connections, but never hang on them: with the
+    broker unreachable, oslo.messaging's close joins a heartbeat thread that
+    keeps retrying the connection for ever. A stopping process (its work
+    already finished) then exits without them -- an orphaned worker would
+    otherwise stay behind for good."""
+    timeout = TRANSPORT_CLOSE_SECONDS if timeout is None else timeout
+    closer = threading.Thread(target=rpc_transport.cleanup, daemon=True,
+                              name="transport-cleanup")
+    closer.start()
+    closer.join(timeout)
+    if closer.is_alive():
+        LOG.warning("Messaging connections did not close within %d s (is "
+                    "the broker reachable?); exiting without them.",
+                    timeout)
+        return False
+    return True
 
 
 def _start(launcher, before_start):
