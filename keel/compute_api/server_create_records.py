@@ -18,7 +18,6 @@ from keel.objects import db_helpers
 # (and InstanceMapping.create's re-read of the row it just wrote) buys
 # nothing here.
 _SPEC = api_models.RequestSpec.__table__.insert()
-_BUILD = api_models.BuildRequest.__table__.insert()
 _MAPPING = api_models.InstanceMapping.__table__.insert()
 
 
@@ -28,25 +27,6 @@ def _spec(s, spec, now):
         "instance_uuid": spec.instance_uuid, "spec": spec._spec_blob(),
         "created_at": now, "updated_at": None}).inserted_primary_key[0]
     spec.obj_reset_changes(recursive=True)
-
-
-def _build_request(s, build_request, now):
-    """As BuildRequest.create: the same row, fields and duplicate error."""
-    db_helpers.check_not_created(build_request)
-    if not build_request.obj_attr_is_set("instance_uuid"):
-        raise exception.ObjectActionError(
-            action="create", reason="instance_uuid must be set")
-    values = build_request._values_for_db()
-    values.update(instance_uuid=build_request.instance_uuid,
-                  project_id=build_request.project_id, created_at=now,
-                  updated_at=None)
-    with db_helpers.translate_duplicates(
-            lambda e: exception.BuildRequestAlreadyExists(
-                uuid=build_request.instance_uuid)):
-        build_request.id = s.execute(_BUILD, values).inserted_primary_key[0]
-    build_request.created_at = now
-    build_request.updated_at = None
-    build_request.obj_reset_changes(recursive=True)
 
 
 def _mapping(s, mapping, now):
@@ -78,7 +58,7 @@ def write(ctx, records, group=None):
     with session.api_writer(ctx) as s:
         for spec, build_request, mapping in records:
             _spec(s, spec, now)
-            _build_request(s, build_request, now)
+            build_request.insert(s)
             _mapping(s, mapping, now)
         if group is not None:
             added = objects.InstanceGroup.add_members(

@@ -75,8 +75,11 @@ class BuildRequest(base.KeelTimestampObject, base.KeelObject):
                 raise exception.BuildRequestNotFound(uuid=instance_uuid)
             return cls._from_db_object(context, cls(), row)
 
-    @base.remotable
-    def create(self):
+    def insert(self, session):
+        """Write this new BuildRequest in ``session`` (an API-database
+        writer) with one Core INSERT; create() does it in a transaction of
+        its own, the API writes a request's records in one
+        (keel/compute_api/server_create_records.py)."""
         h.check_not_created(self)
         if not self.obj_attr_is_set("instance_uuid"):
             raise exception.ObjectActionError(
@@ -87,14 +90,16 @@ class BuildRequest(base.KeelTimestampObject, base.KeelObject):
         with h.translate_duplicates(
                 lambda e: exception.BuildRequestAlreadyExists(
                     uuid=self.instance_uuid)):
-            with h.api_writer(self._context) as s:
-                row = models.BuildRequest(**values)
-                s.add(row)
-                s.flush()
-                self.id = row.id
-                self.created_at = row.created_at
-                self.updated_at = row.updated_at
+            row = h.insert_row(session, models.BuildRequest, values)
+        self.id = row.id
+        self.created_at = row.created_at
+        self.updated_at = row.updated_at
         self.obj_reset_changes(recursive=True)
+
+    @base.remotable
+    def create(self):
+        with h.api_writer(self._context) as s:
+            self.insert(s)
 
     @base.remotable
     def save(self):
