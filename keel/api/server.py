@@ -4,17 +4,19 @@ The parent binds one listening socket, then forks ``workers`` processes
 that all accept on it (the kernel spreads connections); each worker serves
 with a pool of ``threads`` cheroot threads. SIGTERM or SIGINT stops the
 parent and its workers cleanly: in-flight requests get up to
-``shutdown_timeout`` seconds. A worker that dies unexpectedly is replaced.
+``shutdown_timeout`` seconds. A worker that dies unexpectedly is replaced;
+the workers stop with a killed parent. The forking and supervising is
+keel.workers.Supervisor's, as for the conductor's and scheduler's workers.
 With one worker the parent serves by itself (no fork), which is also what
 tests and the all-in-one use.
 """
-import os
 import signal
 import socket
-import time
 
 from cheroot import wsgi as cheroot_wsgi
 from oslo_log import log as logging
+
+from keel import workers as workers_mod
 
 LOG = logging.getLogger(__name__)
 
@@ -92,79 +94,16 @@ def serve(app, host, port, workers=1, name="api", backlog=1024,
         _serve_one(sock, app, server_kwargs)
         sock.close()
         return 0
-    return _Supervisor(sock, app, workers, server_kwargs).run()
-
-
-class _Supervisor:
-    def __init__(self, sock, app, workers, server_kwargs):
-        self.sock = sock
-        self.app = app
-        self.workers = workers
-        self.server_kwargs = server_kwargs
-        self.children = set()
-        self.stopping = False
-
-    def _spawn(self):
-        pid = os.fork()
-        if pid == 0:  # child
-            code = 0
-            try:
-                _serve_one(self.sock, self.app, self.server_kwargs)
-            except BaseException:  # noqa: BLE001 - a child must never return
-                LOG.exception("API worker failed")
-                code = 1
-            finally:
-                os._exit(code)
-        self.children.add(pid)
-
-    def _on_signal(self, signum, frame):
-        self.stopping = True
-
-    def run(self):
-        signal.signal(signal.SIGTERM, self._on_signal)
-        signal.signal(signal.SIGINT, self._on_signal)
-        for _ in range(self.workers):
-            self._spawn()
-        while not self.stopping:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                pid = 0
-            if pid and pid in self.children:
-                self.children.discard(pid)
-                if not self.stopping:
-                    LOG.warning("API worker %d exited (%s); starting another",
-                                pid, status)
-                    self._spawn()
-            time.sleep(0.2)
-        self._stop_children()
-        self.sock.close()
-        return 0
-
-    def _stop_children(self):
-        for pid in list(self.children):
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                self.children.discard(pid)
-        deadline = time.monotonic() + \
-            self.server_kwargs.get("shutdown_timeout", 60) + 5
-        while self.children and time.monotonic() < deadline:
-            try:
-                pid, _status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid:
-                self.children.discard(pid)
-            else:
-                time.sleep(0.1)
-        for pid in self.children:  # did not stop in time
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-        self.children.clear()
+    # The service launcher's (keel/workers.py): respawn, graceful stop
+    # bounded by the workers' shutdown_timeout, no orphaned worker still
+    # accepting after the parent is killed.
+    launcher = workers_mod.Supervisor(
+        name, workers, lambda index: _serve_one(sock, app, server_kwargs),
+        stop_timeout=server_kwargs.get("shutdown_timeout", 60) + 5)
+    try:
+        return launcher.run()
+    finally:
+        sock.close()
 
 
 def server_kwargs(conf):

@@ -107,3 +107,117 @@ def test_worker_count_defaults_to_the_cpus():
     assert workers.worker_count(3) == 3
     assert workers.worker_count(None) == (os.cpu_count() or 1)
     assert workers.worker_count(0) == (os.cpu_count() or 1)
+
+
+# -- the launcher itself (keel.workers.Supervisor), in a process of its own:
+# the conductor's and scheduler's workers and the API's pre-forked ones.
+_LAUNCHER = r"""
+import os, signal, sys, time
+from keel import workers
+
+out, mode, stop_timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
+
+def child(index):
+    if mode == "startup":
+        return workers.EXIT_STARTUP
+    def stop(signum, frame):
+        with open(out, "a") as fh:
+            fh.write(f"stopped {index} {os.getpid()}\n")
+        os._exit(0)
+    signal.signal(signal.SIGTERM, stop if mode == "graceful" else
+                  signal.SIG_IGN)
+    with open(out, "a") as fh:
+        fh.write(f"started {index} {os.getpid()}\n")
+    while True:
+        time.sleep(1)
+
+sys.exit(workers.Supervisor("test", 2, child, stop_timeout).run())
+"""
+
+
+def _launcher(tmp_path, mode, stop_timeout=10):
+    import subprocess
+    import sys
+    out = tmp_path / "events"
+    out.touch()
+    proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(out),
+                             mode, str(stop_timeout)])
+    return proc, out
+
+
+def _events(out, kind):
+    """{index: [pid, ...]} of the ``kind`` lines, in order."""
+    found = {}
+    for line in out.read_text().splitlines():
+        what, index, pid = line.split()
+        if what == kind:
+            found.setdefault(int(index), []).append(int(pid))
+    return found
+
+
+def _until(predicate, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def _gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def test_launcher_respawns_a_dead_worker_and_stops_all_gracefully(tmp_path):
+    import signal
+    proc, out = _launcher(tmp_path, "graceful")
+    try:
+        _until(lambda: len(_events(out, "started")) == 2)
+        victim = _events(out, "started")[1][0]
+        os.kill(victim, signal.SIGKILL)
+        # Forked again under the same index, not before MIN_LIFETIME.
+        _until(lambda: len(_events(out, "started")[1]) == 2)
+        assert len(_events(out, "started")[0]) == 1
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        live = [pids[-1] for pids in _events(out, "started").values()]
+        assert sorted(sum(_events(out, "stopped").values(), [])) == \
+            sorted(live)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_launcher_kills_a_worker_that_does_not_stop_in_time(tmp_path):
+    import signal
+    proc, out = _launcher(tmp_path, "stubborn", stop_timeout=1)
+    try:
+        _until(lambda: len(_events(out, "started")) == 2)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        assert time.monotonic() - started < 10
+        assert all(_gone(pids[0])
+                   for pids in _events(out, "started").values())
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_launcher_gives_up_when_a_first_start_fails(tmp_path):
+    proc, _out = _launcher(tmp_path, "startup")
+    assert proc.wait(30) == 1
+
+
+def test_workers_do_not_outlive_a_killed_launcher(tmp_path):
+    proc, out = _launcher(tmp_path, "graceful")
+    _until(lambda: len(_events(out, "started")) == 2)
+    proc.kill()
+    proc.wait()
+    # Each worker is told (SIGTERM) and stops as it would on a stop.
+    _until(lambda: len(_events(out, "stopped")) == 2)
+    assert all(_gone(pids[0]) for pids in _events(out, "started").values())
