@@ -447,6 +447,14 @@ class ComputeManager(manager.Manager):
         volume_attach_ops.detach_volume(self, context, volume_id, instance,
                                         attachment_id)
 
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def remove_volume_connection(self, context, volume_id, instance,
+                                 delete_attachment=False):
+        volume_attach_ops.remove_volume_connection(
+            self, context, volume_id, instance, delete_attachment)
+
     # -- RPC: interface attachments (keel.compute.ops.interfaces) ----------
     @wrap_exception()
     @events.wrap_instance_event(prefix="compute")

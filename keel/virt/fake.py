@@ -100,6 +100,9 @@ class FakeDriver(driver.ComputeDriver):
                             else spawn_delay)
         self._lock = threading.RLock()
         self._instances = {}
+        # {instance uuid: {mountpoint: connection info}}: volumes connected
+        # to this host for a guest still arriving by live migration.
+        self._incoming_volumes = {}
         self._failures = {}
         for op in opts.fail_operations:
             self.inject_failure(op)
@@ -402,6 +405,15 @@ class FakeDriver(driver.ComputeDriver):
 
     def pre_live_migration(self, context, instance, block_device_info,
                            network_info, disk_info, migrate_data):
+        # The volumes are connected to this host before the guest comes
+        # (as libvirt does): the guest's arrival takes them over, a
+        # rollback has to disconnect them (detach_volume).
+        self._maybe_fail("pre_live_migration", instance)
+        entries = (block_device_info or {}).get("block_device_mapping", ())
+        with self._lock:
+            for entry in entries:
+                self._incoming_volumes.setdefault(instance.uuid, {})[
+                    entry["mount_device"]] = entry["connection_info"]
         return migrate_data
 
     def live_migration(self, context, instance, dest, post_method,
@@ -433,6 +445,9 @@ class FakeDriver(driver.ComputeDriver):
                                            block_migration=False,
                                            block_device_info=None):
         self._place(instance, power_state.RUNNING)
+        with self._lock:
+            self._instances[instance.uuid].volumes.update(
+                self._incoming_volumes.pop(instance.uuid, {}))
 
     def rollback_live_migration_at_destination(self, context, instance,
                                                network_info,
@@ -457,7 +472,24 @@ class FakeDriver(driver.ComputeDriver):
                       encryption=None):
         self._maybe_fail("detach_volume", instance)
         with self._lock:
+            incoming = self._incoming_volumes.get(instance.uuid, {})
+            if instance.uuid not in self._instances and mountpoint in incoming:
+                # No guest here: only the host's connection goes.
+                del incoming[mountpoint]
+                if not incoming:
+                    del self._incoming_volumes[instance.uuid]
+                return
             self._get(instance).volumes.pop(mountpoint, None)
+
+    def volume_connections(self, instance_uuid):
+        """{mountpoint: connection info} of the instance's volumes
+        connected to this host (its guest's, or a migration's still
+        arriving)."""
+        with self._lock:
+            guest = self._instances.get(instance_uuid)
+            if guest is not None:
+                return dict(guest.volumes)
+            return dict(self._incoming_volumes.get(instance_uuid, {}))
 
     def extend_volume(self, context, connection_info, instance,
                       requested_size):

@@ -136,7 +136,8 @@ def live_migration(mgr, context, dest, instance, block_migration, migration,
     except Exception as exc:
         LOG.exception("Pre live migration failed at %s", dest)
         rollback(mgr, context, instance, dest, migrate_data,
-                 migration=migration, exc=exc, source_bdms=source_bdms)
+                 migration=migration, exc=exc, source_bdms=source_bdms,
+                 pre_live_migration=True)
         return
     _set_migration(migration, "running")
     _running(mgr)[instance.uuid] = migration
@@ -219,11 +220,17 @@ def post_live_migration_at_destination(mgr, context, instance,
 
 
 def rollback(mgr, context, instance, dest, migrate_data, migration=None,
-             exc=None, status="error", source_bdms=()):
-    """The guest stays on this host: the task ends here, the destination
-    is cleaned, the volumes' source attachments restored and the
-    allocations go back to the instance."""
+             exc=None, status="error", source_bdms=(),
+             pre_live_migration=False):
+    """The guest stays on this host: the volumes leave the destination and
+    get their source attachments back (before the rollback's start
+    notification, as Nova), the task ends here, the destination is cleaned
+    and the allocations go back to the instance. ``pre_live_migration``:
+    the destination's preparation failed and undid its own part."""
     from keel.compute import rpcapi
+    lm_volumes.rollback_volumes(mgr, rpcapi.ComputeAPI(), context,
+                                instance, dest, source_bdms,
+                                pre_live_migration)
     _notify(context, instance, mgr.host, "live_migration_rollback",
                 "start")
     instance.task_state = None
@@ -240,7 +247,6 @@ def rollback(mgr, context, instance, dest, migrate_data, migration=None,
     except Exception:  # noqa: BLE001 - the source state matters most
         LOG.exception("Could not clean up %s after the failed migration",
                       dest)
-    lm_volumes.restore_source_attachments(context, instance, source_bdms)
     if migration is not None:
         move_allocs.give_back(mgr.placement_client, context,
                               instance.uuid, migration.uuid)

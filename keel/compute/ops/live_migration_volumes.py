@@ -13,10 +13,13 @@ attachment flow gets a second attachment, for the destination host:
   BDMs back before the error goes to the source.
 * source, success: the source attachments (read before the migration
   began) are deleted; the BDMs already name the destination's.
-* source, rollback: every BDM whose attachment differs from the source's
-  has the new attachment deleted and the source's attachment and
-  connection info restored (this also covers a destination that created
-  attachments but never answered).
+* source, rollback: unless pre_live_migration failed (the destination
+  then undid its part itself), the destination is first asked to
+  disconnect each volume (``remove_volume_connection``, while the BDMs
+  still hold its connection info); then every BDM whose attachment differs
+  from the source's has the new attachment deleted and the source's
+  attachment and connection info restored (this also covers a destination
+  that created attachments but never answered).
 """
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
@@ -122,14 +125,57 @@ def delete_source_attachments(context, instance, source_bdms):
                           bdm.volume_id, instance.uuid)
 
 
-def restore_source_attachments(context, instance, source_bdms):
+def rollback_volumes(mgr, compute_rpc, context, instance, dest,
+                     source_bdms, pre_live_migration=False):
+    """Source side, the guest stayed: the destination disconnects the
+    volumes (unless its failed pre_live_migration undid that itself), then
+    the BDMs get the source's attachments back. Never raises: the
+    rollback must still end the task."""
+    if not source_bdms:
+        return
+    try:
+        bdms = volume_bdms(context, instance)
+        # A driver spanning several nodes with one service (KubeVirt)
+        # migrates within this host: its "destination" connections are
+        # the running guest's, which a detach would unplug.
+        if not pre_live_migration and dest != mgr.host:
+            remove_destination_connections(compute_rpc, context, instance,
+                                           dest, bdms)
+        restore_source_attachments(context, instance, source_bdms, bdms)
+    except Exception:  # noqa: BLE001 - see docstring
+        LOG.exception("Could not roll back the volumes of %s",
+                      instance.uuid)
+
+
+def remove_destination_connections(compute_rpc, context, instance, dest,
+                                   bdms):
+    """Source side, the guest stayed: the destination disconnects the
+    volumes its pre_live_migration connected. A failure there does not
+    stop the rollback."""
+    for bdm in bdms:
+        try:
+            compute_rpc.remove_volume_connection(context, instance,
+                                                 bdm.volume_id, dest)
+        except Exception:  # noqa: BLE001 - the source state matters most
+            LOG.warning("Ignoring exception while attempting to roll back "
+                        "the connection of volume %s on host %s (instance "
+                        "%s)", bdm.volume_id, dest, instance.uuid,
+                        exc_info=True)
+
+
+def restore_source_attachments(context, instance, source_bdms,
+                               current=None):
     """Source side, the guest stayed: BDMs switched to a destination
-    attachment get the source's back, the destination's is deleted."""
+    attachment get the source's back, the destination's is deleted.
+    ``current``: the instance's volume BDMs as they are now (read when
+    not given)."""
     if not source_bdms:
         return
     api = volumes.volume_api()
     original = {b.volume_id: b for b in source_bdms}
-    for bdm in volume_bdms(context, instance):
+    if current is None:
+        current = volume_bdms(context, instance)
+    for bdm in current:
         src = original.get(bdm.volume_id)
         if src is None or (bdm.attachment_id == src.attachment_id and
                            bdm.connection_info == src.connection_info):

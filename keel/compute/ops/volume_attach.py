@@ -11,6 +11,9 @@ attachment and the BDM again (the user sees the volume available, a fault
 and an instance.volume_attach.error notification).
 
 Detach is the reverse: driver unplug, attachment delete, BDM destroyed.
+
+remove_volume_connection only disconnects the volume from this host (the
+BDM stays): a live migration's rollback asks it of the destination.
 """
 import string
 import sys
@@ -219,3 +222,27 @@ def detach_bdm(mgr, context, instance, bdm, attachment_id=None):
     bdm.destroy()
     _notify_volume(context, instance, mgr.host, "volume_detach", "end",
                    bdm.volume_id)
+
+
+def remove_volume_connection(mgr, context, volume_id, instance,
+                             delete_attachment=False):
+    """This host lets go of one volume of the instance (Nova's
+    remove_volume_connection): the driver disconnects it with the BDM's
+    connection info as it is now; the attachment is deleted only when the
+    caller asks (a live migration's rollback deletes it on the source).
+    No BDM, no guest or no disk here: nothing to do."""
+    try:
+        bdm = objects.BlockDeviceMapping.get_by_volume_and_instance(
+            context, volume_id, instance.uuid)
+        connection_info = jsonutils.loads(bdm.connection_info) \
+            if bdm.connection_info else {}
+        LOG.info("Removing the connection of volume %s of instance %s "
+                 "from %s", volume_id, instance.uuid, mgr.host)
+        mgr.driver.detach_volume(context, connection_info, instance,
+                                 bdm.device_name)
+        if delete_attachment and bdm.attachment_id:
+            api = volume_ops.volume_api()
+            if api is not None:
+                api.attachment_delete(context, bdm.attachment_id)
+    except exception.NotFound:
+        pass

@@ -81,3 +81,59 @@ def test_a_failed_create_removes_the_ones_made_before(cinder):
             {"dest_node": "node-2"})
     assert cinder.attachments == {}
     assert [b.attachment_id for b in mapping] == ["old-v1", "old-v2"]
+
+
+class ComputeRPC:
+    def __init__(self, fail=False):
+        self.removed, self.fail = [], fail
+
+    def remove_volume_connection(self, context, instance, volume_id, host,
+                                 delete_attachment=False):
+        self.removed.append((volume_id, host, delete_attachment))
+        if self.fail:
+            raise RuntimeError("destination unreachable")
+
+
+def _switched(monkeypatch, cinder):
+    """Source BDMs, and the instance's BDMs as the destination left them
+    (switched to its attachments); restore_source_attachments' reads."""
+    source = bdms()
+    current = bdms()
+    for b in current:
+        cinder.attachments["new-" + b.volume_id] = {}
+        b.attachment_id, b.connection_info = "new-" + b.volume_id, "{}"
+    monkeypatch.setattr(lm_volumes, "volume_bdms", lambda c, i: current)
+    return source, current
+
+
+@pytest.mark.parametrize("dest,pre,asked", [
+    ("dst", False, True),
+    # pre_live_migration failed: the destination undid its part itself.
+    ("dst", True, False),
+    # One service for several nodes (KubeVirt): a detach would unplug the
+    # guest that stays.
+    ("src", False, False)])
+def test_rollback_asks_the_destination_to_disconnect_first(
+        monkeypatch, cinder, dest, pre, asked):
+    source, current = _switched(monkeypatch, cinder)
+    rpc = ComputeRPC()
+    mgr = types.SimpleNamespace(host="src")
+    lm_volumes.rollback_volumes(mgr, rpc, None,
+                                types.SimpleNamespace(uuid="i"), dest,
+                                source, pre_live_migration=pre)
+    assert rpc.removed == ([("v1", "dst", False), ("v2", "dst", False)]
+                           if asked else [])
+    assert [b.attachment_id for b in current] == ["old-v1", "old-v2"]
+    assert cinder.attachments == {}
+
+
+def test_rollback_restores_the_source_when_the_destination_fails(
+        monkeypatch, cinder):
+    source, current = _switched(monkeypatch, cinder)
+    rpc = ComputeRPC(fail=True)
+    lm_volumes.rollback_volumes(types.SimpleNamespace(host="src"), rpc,
+                                None, types.SimpleNamespace(uuid="i"),
+                                "dst", source)
+    assert len(rpc.removed) == 2
+    assert [(b.attachment_id, b.connection_info) for b in current] == [
+        ("old-v1", '{"old": true}'), ("old-v2", '{"old": true}')]

@@ -179,6 +179,28 @@ def test_live_migration_moves_guest_between_hosts(conf):
     assert recovered == ["src"]
 
 
+def test_volumes_connected_for_an_arriving_guest(conf):
+    """pre_live_migration connects the volumes to the destination host:
+    the guest's arrival takes them over; without a guest, detach_volume
+    disconnects them (a rollback's remove_volume_connection)."""
+    dst = fake.FakeDriver(host="dst", conf=conf)
+    info = {"driver_volume_type": "iscsi", "data": {"lun": 1}}
+    bdi = {"block_device_mapping": [{"mount_device": "/dev/vdb",
+                                     "connection_info": info}]}
+    arriving, staying = _inst(), _inst()
+    for inst in (arriving, staying):
+        dst.pre_live_migration(None, inst, bdi, None, None, {})
+        assert dst.volume_connections(inst.uuid) == {"/dev/vdb": info}
+    dst.post_live_migration_at_destination(None, arriving, None)
+    assert dst.volume_connections(arriving.uuid) == {"/dev/vdb": info}
+    dst.detach_volume(None, info, staying, "/dev/vdb")
+    assert dst.volume_connections(staying.uuid) == {}
+    with pytest.raises(exception.InstanceNotFound):
+        dst.detach_volume(None, info, staying, "/dev/vdb")
+    dst.detach_volume(None, info, arriving, "/dev/vdb")
+    assert dst.volume_connections(arriving.uuid) == {}
+
+
 def test_resize_and_volumes_and_consoles(conf):
     drv = fake.FakeDriver(host="h", conf=conf)
     inst = _inst()
