@@ -1,6 +1,7 @@
 """CellMapping, HostMapping and InstanceMapping on the API database."""
 import pytest
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from keel import exception
 from keel import objects
@@ -151,6 +152,40 @@ def test_flavor_private_visibility_and_list(ctx, admin_ctx):
         admin_ctx, filters={"min_memory_mb": 1024})] == ["1"]
     with pytest.raises(exception.MarkerNotFound):
         objects.FlavorList.get_all(admin_ctx, marker="99")
+
+
+def test_flavor_read_is_one_statement_with_every_extra_spec(ctx, admin_ctx):
+    _flavor(admin_ctx, flavorid="1", name="a", extra_specs={
+        "hw:cpu_policy": "shared", "hw:mem_page_size": "large",
+        "trait:CUSTOM_X": "required"}, description="d", vcpu_weight=3)
+    _flavor(admin_ctx, flavorid="2", name="b", extra_specs={})
+    hidden = _flavor(admin_ctx, flavorid="3", name="c", is_public=False,
+                     extra_specs={"k": "v"})
+    statements = []
+    listen = lambda *a, **k: statements.append(a[2])
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", listen)
+    try:
+        got = objects.Flavor.get_by_flavor_id(ctx, "1")
+    finally:
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute",
+                        listen)
+    assert len([t for t in statements if t != "BEGIN"]) == 1
+    assert got.extra_specs == {"hw:cpu_policy": "shared",
+                               "hw:mem_page_size": "large",
+                               "trait:CUSTOM_X": "required"}
+    assert (got.flavorid, got.name, got.description, got.vcpu_weight,
+            got.memory_mb, got.is_public, got.disabled) == (
+        "1", "a", "d", 3, 512, True, False)
+    assert got.obj_what_changed() == set()
+    assert not got.obj_attr_is_set("projects")
+    assert objects.Flavor.get_by_flavor_id(ctx, "2").extra_specs == {}
+    # A private flavor: only for admins and the projects it is shared with.
+    with pytest.raises(exception.FlavorNotFound):
+        objects.Flavor.get_by_flavor_id(ctx, "3")
+    hidden.add_access(ctx.project_id)
+    assert objects.Flavor.get_by_flavor_id(ctx, "3").extra_specs == {
+        "k": "v"}
+    assert objects.Flavor.get_by_id(admin_ctx, hidden.id).flavorid == "3"
 
 
 def test_flavor_backport_drops_description(admin_ctx):
