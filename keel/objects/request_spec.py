@@ -84,6 +84,32 @@ class RequestSpec(base.KeelObject):
         return spec
 
     def _spec_blob(self):
+        """The JSON stored in request_specs.spec: this spec's primitive
+        without what is never persisted. The same primitive a pruned
+        clone would give (Nova prunes an obj_clone), edited in the
+        primitive instead: the deep copy of the whole tree (flavor, image,
+        ...) was ~7% of a POST /servers' CPU."""
+        group = self.instance_group \
+            if self.obj_attr_is_set("instance_group") else None
+        if group:
+            return jsonutils.dumps(self._pruned_clone().obj_to_primitive())
+        prim = self.obj_to_primitive()
+        data = prim["nova_object.data"]
+        changes = set(prim.get("nova_object.changes") or ())
+        for name in _NOT_PERSISTED_NONE:
+            if self.obj_attr_is_set(name) and getattr(self, name):
+                # As setting it to None on the clone: now a change.
+                data[name] = None
+                changes.add(name)
+        for name in _NOT_PERSISTED_DROP + ("id",):
+            data.pop(name, None)
+            changes.discard(name)
+        prim.pop("nova_object.changes", None)
+        if changes:
+            prim["nova_object.changes"] = list(changes)
+        return jsonutils.dumps(prim)
+
+    def _pruned_clone(self):
         spec = self.obj_clone()
         if spec.obj_attr_is_set("instance_group") and spec.instance_group:
             # Members and hosts are looked up fresh; don't freeze them.
@@ -97,7 +123,7 @@ class RequestSpec(base.KeelObject):
                 delattr(spec, name)
         if spec.obj_attr_is_set("id"):
             delattr(spec, "id")
-        return jsonutils.dumps(spec.obj_to_primitive())
+        return spec
 
     @classmethod
     def from_components(cls, context, instance_uuid, image, flavor,
