@@ -3,8 +3,12 @@
 ``KeelObjectSerializer``; this module only adds the context)."""
 import oslo_messaging as messaging
 from oslo_serialization import jsonutils
+from oslo_versionedobjects import base as ovo_base
 
 from keel import context as keel_context
+
+# Values oslo.versionedobjects' serializer passes through unchanged.
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 class RequestContextSerializer(messaging.Serializer):
@@ -13,19 +17,63 @@ class RequestContextSerializer(messaging.Serializer):
     oslo.messaging prefixes every key of ``serialize_context``'s dict with
     ``_context_`` on the wire, which gives Nova's frame (see the seed's
     sample message).
+
+    With an object serializer as the base, plain dicts, lists, tuples and
+    scalars are walked here rather than by oslo.versionedobjects' generic
+    ``_process_iterable`` (a method call and several isinstance tests per
+    value): a conductor's answers are mostly primitives already (changed
+    fields, backported objects, version manifests) and were walked value by
+    value. The result is the same -- new dicts/lists/tuples, objects turned
+    into (or rebuilt from) primitives; anything else (sets, subclasses,
+    objects) still goes through the base serializer.
     """
 
     def __init__(self, base=None):
         self._base = base
+        self._walk = isinstance(base, ovo_base.VersionedObjectSerializer)
+        if self._walk:
+            self._namekey = (base.OBJ_BASE_CLASS.OBJ_SERIAL_NAMESPACE
+                             + ".name")
 
     def serialize_entity(self, context, entity):
         if self._base is None:
             return entity
+        if not self._walk:
+            return self._base.serialize_entity(context, entity)
+        return self._serialize(context, entity)
+
+    def _serialize(self, context, entity):
+        kind = type(entity)
+        if kind in _SCALARS:
+            return entity
+        if kind is dict:
+            return {k: self._serialize(context, v) for k, v in entity.items()}
+        if kind is list:
+            return [self._serialize(context, v) for v in entity]
+        if kind is tuple:
+            return tuple([self._serialize(context, v) for v in entity])
         return self._base.serialize_entity(context, entity)
 
     def deserialize_entity(self, context, entity):
         if self._base is None:
             return entity
+        if not self._walk:
+            return self._base.deserialize_entity(context, entity)
+        return self._deserialize(context, entity)
+
+    def _deserialize(self, context, entity):
+        kind = type(entity)
+        if kind in _SCALARS:
+            return entity
+        if kind is dict:
+            if self._namekey in entity:     # an object's primitive
+                return self._base.deserialize_entity(context, entity)
+            return {k: self._deserialize(context, v)
+                    for k, v in entity.items()}
+        if kind is list:
+            return [self._deserialize(context, v) for v in entity]
+        if kind is tuple:
+            return tuple([self._deserialize(context, v) for v in entity])
         return self._base.deserialize_entity(context, entity)
 
     def serialize_context(self, context):
