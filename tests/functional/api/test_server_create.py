@@ -645,3 +645,57 @@ def test_a_failed_cast_leaves_no_server_behind(cloud):
         _ctxt(project), project).objects == []
     member = keel_context.RequestContext(user_id="u1", project_id=project)
     assert objects.BuildRequestList.get_all(member).objects == []
+
+
+def test_accept_reads_and_writes_in_one_api_transaction(cloud):
+    """The flavor, the quota limits and counts and the three records: one
+    API-database connection checkout and one COMMIT; the quota re-check
+    reads afresh in a second one, after the commit."""
+    import sqlalchemy as sa
+    from keel.db import session
+
+    engine = session.api_engine()
+    seen = []
+    checkout = lambda *a: seen.append("checkout")
+    commit = lambda *a: seen.append("commit")
+    sa.event.listen(engine, "checkout", checkout)
+    sa.event.listen(engine, "commit", commit)
+    try:
+        resp = _post(cloud.app, _server())
+    finally:
+        sa.event.remove(engine, "checkout", checkout)
+        sa.event.remove(engine, "commit", commit)
+    assert resp.status_int == 202
+    # (Before: a reader for the flavor and limits, then a writer.)
+    assert seen[:2] == ["checkout", "commit"]
+
+
+def test_a_failed_write_leaves_no_record_behind(cloud, monkeypatch):
+    """The records are written in the transaction that read the flavor:
+    a failure half-way through writes nothing at all."""
+    from keel.compute_api import server_create_records as records
+
+    project = uuid.uuid4().hex
+
+    def broken(s, mapping, now):
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(records, "_mapping", broken)
+    resp = _post(cloud.app, _server(), project=project)
+    assert resp.status_int == 500
+    ctxt = _ctxt(project)
+    assert objects.InstanceMappingList.get_by_project_id(
+        ctxt, project).objects == []
+    member = keel_context.RequestContext(user_id="u1", project_id=project)
+    assert objects.BuildRequestList.get_all(member).objects == []
+    from keel.db.api import models
+    import sqlalchemy as sa
+    from keel.db import session
+    with session.api_reader(ctxt) as s:
+        specs = s.execute(sa.select(sa.func.count()).select_from(
+            models.RequestSpec.__table__)).scalar()
+        builds = s.execute(sa.select(sa.func.count()).select_from(
+            models.BuildRequest.__table__)).scalar()
+        mappings = s.execute(sa.select(sa.func.count()).select_from(
+            models.InstanceMapping.__table__)).scalar()
+    assert specs == builds == mappings
