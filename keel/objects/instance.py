@@ -461,26 +461,16 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         old_states = None
         with h.cell_writer(self._context) as s:
             if notify:
-                old_states = s.execute(
-                    sa.select(models.Instance.vm_state,
-                              models.Instance.task_state,
-                              models.Instance.display_name)
-                    .where(models.Instance.uuid == self.uuid)).first()
+                old_states = instance_db.states_before_save(s, self.uuid)
             stored_flavor = None
             if set(extra_names) & set(_FLAVORS):
-                stored_flavor = s.execute(
-                    sa.select(models.InstanceExtra.flavor).where(
-                        models.InstanceExtra.instance_uuid == self.uuid)
-                ).scalar()
+                stored_flavor = instance_db.stored_flavor(s, self.uuid)
             extra = self._extra_values(extra_names, stored_flavor)
             instance_db.compare_and_swap(
                 s, self.uuid, values, expected_task_state=expected_task_state,
                 expected_vm_state=expected_vm_state)
             if extra:
-                s.execute(sa.update(models.InstanceExtra)
-                          .where(models.InstanceExtra.instance_uuid ==
-                                 self.uuid)
-                          .values(**extra))
+                instance_db.update_extra(s, self.uuid, extra)
             if "metadata" in changes:
                 instance_db.sync_key_values(s, models.InstanceMetadata,
                                             self.uuid, self.metadata)

@@ -96,16 +96,17 @@ def _state_shape(wanted):
     return [w for w in wanted if w is not None], None in wanted, wanted
 
 
-@functools.lru_cache(maxsize=64)
-def _cas_base(task_shape, vm_shape):
-    """UPDATE instances WHERE deleted = 0 AND <the state checks>, built
-    once per shape of the checks, the expected states being bound
-    parameters. Building and cache-keying the whole statement
-    through the ORM on every save cost more than the rest of the save;
-    only the row's uuid and the values are added per call (as literals,
-    so the statement still shows what it writes)."""
+@functools.lru_cache(maxsize=256)
+def _cas_statement(task_shape, vm_shape, names):
+    """UPDATE instances SET <names> WHERE uuid = :w_uuid AND deleted = 0
+    AND <the state checks>, built once per shape of the checks and set of
+    written columns; the uuid, the expected states and the values are all
+    bound parameters (w_uuid, w_<column>_<i>, v_<column>). Building the
+    statement and its cache key on every save cost more than the rest of
+    the save; a statement kept keeps its key (SQLAlchemy memoizes it)."""
     table = models.Instance.__table__
-    stmt = sa.update(table).where(table.c.deleted == 0)
+    stmt = sa.update(table).where(table.c.uuid == sa.bindparam("w_uuid"),
+                                  table.c.deleted == 0)
     for column, shape in (("task_state", task_shape),
                           ("vm_state", vm_shape)):
         if shape is None:
@@ -123,6 +124,12 @@ def _cas_base(task_shape, vm_shape):
         if has_null:
             conds.append(col.is_(None))
         stmt = stmt.where(sa.or_(*conds) if conds else sa.false())
+    if names:
+        stmt = stmt.values({table.c[name]: sa.bindparam(
+            "v_" + name, type_=table.c[name].type) for name in names})
+    else:
+        # Still a real UPDATE so the state check happens atomically.
+        stmt = stmt.values({table.c.updated_at: table.c.updated_at})
     return stmt
 
 
@@ -131,8 +138,7 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
     """UPDATE instances SET ... WHERE uuid = ? [AND task_state IN (...)]
     [AND vm_state IN (...)]: the state checks and the write are one
     statement, so two racing writers cannot both win."""
-    table = models.Instance.__table__
-    params = {}
+    params = {"w_uuid": uuid}
     expected = {}
     shapes = []
     for column, wanted in (("task_state", expected_task_state),
@@ -145,13 +151,9 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
         for i, state in enumerate(not_null):
             params["w_%s_%d" % (column, i)] = state
         shapes.append((len(not_null), has_null))
-    stmt = _cas_base(*shapes).where(table.c.uuid == uuid)
-    if values:
-        stmt = stmt.values({table.c[name]: value
-                            for name, value in values.items()})
-    else:
-        # Still a real UPDATE so the state check happens atomically.
-        stmt = stmt.values({table.c.updated_at: table.c.updated_at})
+    for name, value in values.items():
+        params["v_" + name] = value
+    stmt = _cas_statement(shapes[0], shapes[1], tuple(sorted(values)))
     matched = session.connection().execute(stmt, params).rowcount
     if matched:
         return
@@ -172,6 +174,51 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
             instance_uuid=uuid, expected=expected["vm_state"],
             actual=vm_state)
     raise exception.InstanceUpdateConflict(instance_uuid=uuid)
+
+
+@functools.lru_cache(maxsize=64)
+def _extra_update(names):
+    """UPDATE instance_extra SET <names> WHERE instance_uuid = :w_uuid,
+    built once per set of columns (the ORM's bulk UPDATE was built,
+    cache-keyed and evaluated against the session on every save)."""
+    table = models.InstanceExtra.__table__
+    return (sa.update(table)
+            .where(table.c.instance_uuid == sa.bindparam("w_uuid"))
+            .values({table.c[name]: sa.bindparam(
+                "v_" + name, type_=table.c[name].type) for name in names}))
+
+
+def update_extra(session, uuid, values):
+    """Write ``values`` (column: value) to the instance's extra row."""
+    params = {"v_" + name: value for name, value in values.items()}
+    params["w_uuid"] = uuid
+    session.connection().execute(_extra_update(tuple(sorted(values))),
+                                 params)
+
+
+@functools.lru_cache(maxsize=None)
+def _save_reads():
+    """(the instance's states before a save, for instance.update; the
+    stored flavors), SELECTs built once."""
+    inst = models.Instance.__table__
+    extra = models.InstanceExtra.__table__
+    return (sa.select(inst.c.vm_state, inst.c.task_state,
+                      inst.c.display_name)
+            .where(inst.c.uuid == sa.bindparam("w_uuid")),
+            sa.select(extra.c.flavor)
+            .where(extra.c.instance_uuid == sa.bindparam("w_uuid")))
+
+
+def states_before_save(session, uuid):
+    """(vm_state, task_state, display_name) of the row, or None."""
+    return session.connection().execute(
+        _save_reads()[0], {"w_uuid": uuid}).first()
+
+
+def stored_flavor(session, uuid):
+    """instance_extra.flavor (the flavors' JSON) of the instance."""
+    return session.connection().execute(
+        _save_reads()[1], {"w_uuid": uuid}).scalar()
 
 
 @functools.lru_cache(maxsize=None)

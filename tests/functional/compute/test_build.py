@@ -17,7 +17,9 @@ from tests.functional.fixtures_services import wait_for
 
 class _StateRecorder:
     """Every (vm_state, task_state) written to the instances table for one
-    instance, read from the UPDATE statements the cell database runs."""
+    instance, read from the UPDATE statements the cell database runs and
+    their bound parameters (statements built once bind the row's uuid as
+    w_uuid and each written column as v_<column>)."""
 
     def __init__(self, uuid):
         self.uuid = uuid
@@ -28,7 +30,10 @@ class _StateRecorder:
         if not isinstance(clause, sa.sql.dml.Update) or \
                 clause.table.name != "instances":
             return
-        values = clause.compile().params
+        values = dict(clause.compile().params)
+        for bound in (multiparams or [params]):
+            for key, value in (bound or {}).items():
+                values[key[2:] if key[:2] in ("v_", "w_") else key] = value
         if self.uuid not in values.values():
             return
         if "task_state" in values or "vm_state" in values:

@@ -135,3 +135,94 @@ def test_instance_mapping_save_is_one_update(ctx):
     mapping.cell_mapping = None
     with pytest.raises(exception.InstanceMappingNotFound):
         mapping.save()
+
+
+@contextlib.contextmanager
+def _executed(engine=None):
+    """(statement object, SQL text, parameters) of each execution."""
+    seen = []
+
+    def before(conn, clause, multiparams, params, options):
+        seen.append([clause, None, None])
+
+    def cursor(conn, cur, statement, parameters, *args):
+        if seen and seen[-1][1] is None:
+            seen[-1][1:] = [statement, parameters]
+
+    engine = engine or session.cell_engine()
+    sa.event.listen(engine, "before_execute", before)
+    sa.event.listen(engine, "before_cursor_execute", cursor)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(engine, "before_execute", before)
+        sa.event.remove(engine, "before_cursor_execute", cursor)
+
+
+def _boot_save(inst, host):
+    inst.host = host
+    inst.node = host
+    inst.task_state = "networking"
+    inst.save(expected_task_state=("scheduling", None),
+              expected_vm_state="building")
+
+
+def test_save_runs_one_prebuilt_statement_with_bound_values(ctx):
+    first = _instance(ctx)
+    second = _instance(ctx)
+    with _executed() as seen:
+        _boot_save(first, "host-a")
+        _boot_save(second, "host-b")
+    (stmt_a, sql_a, params_a), (stmt_b, sql_b, params_b) = seen
+    # The same statement object both times: nothing built per save, and
+    # the values travel as parameters, not in the SQL text.
+    assert stmt_a is stmt_b and sql_a == sql_b
+    assert "host-a" not in sql_a and first.uuid not in sql_a
+    assert "host-a" in str(params_a) and "host-b" in str(params_b)
+    for inst, host in ((first, "host-a"), (second, "host-b")):
+        got = objects.Instance.get_by_uuid(ctx, inst.uuid)
+        assert (got.host, got.node, got.task_state) == (
+            host, host, "networking")
+        _same_as_reread(ctx, inst)
+
+
+def test_save_state_checks_with_null_and_values(ctx):
+    inst = _instance(ctx, task_state=None)
+    # (state, None): NULL matches as well as the named state.
+    inst.task_state = "spawning"
+    inst.save(expected_task_state=("scheduling", None))
+    inst.task_state = "networking"
+    inst.save(expected_task_state=("spawning", None))
+    stale = objects.Instance.get_by_uuid(ctx, inst.uuid)
+    stale.task_state = "block_device_mapping"
+    with pytest.raises(exception.UnexpectedTaskStateError) as err:
+        stale.save(expected_task_state=("scheduling", None))
+    assert err.value.kwargs["actual"] == "networking"
+    assert objects.Instance.get_by_uuid(ctx, inst.uuid).task_state == \
+        "networking"
+
+
+def test_save_of_a_deleted_instance_is_instance_not_found(ctx):
+    inst = _instance(ctx)
+    objects.Instance.get_by_uuid(ctx, inst.uuid).destroy()
+    inst.vm_state = "active"
+    with pytest.raises(exception.InstanceNotFound):
+        inst.save(expected_task_state=["scheduling"])
+    inst.vm_state = "error"
+    with pytest.raises(exception.InstanceNotFound):
+        inst.save()
+
+
+def test_save_writes_extra_blobs_with_a_prebuilt_update(ctx):
+    inst = _instance(ctx)
+    inst.vcpu_model = None
+    inst.numa_topology = objects.InstanceNUMATopology(
+        instance_uuid=inst.uuid, cells=[objects.InstanceNUMACell(
+            id=0, cpuset=set([0]), pcpuset=set(), memory=128)])
+    with _statements() as seen:
+        inst.save()
+    assert seen == ["UPDATE", "UPDATE"], seen
+    got = objects.Instance.get_by_uuid(
+        ctx, inst.uuid, expected_attrs=["numa_topology", "vcpu_model"])
+    assert got.vcpu_model is None
+    assert [c.memory for c in got.numa_topology.cells] == [128]
