@@ -158,10 +158,11 @@ class ComputeManager(manager.Manager):
         if self.driver is not None and hasattr(self.driver, "cleanup_host"):
             self.driver.cleanup_host(host=self.host)
 
-    def _host_instances(self, ctxt):
+    def _host_instances(self, ctxt, expected_attrs=None):
         from keel import objects
         try:
-            return objects.InstanceList.get_by_host(ctxt, self.host)
+            return objects.InstanceList.get_by_host(
+                ctxt, self.host, expected_attrs=expected_attrs)
         except Exception as exc:  # noqa: BLE001 - report what we can
             LOG.warning("Could not list the instances of host %s: %s",
                         self.host, exc)
@@ -246,7 +247,8 @@ class ComputeManager(manager.Manager):
     def _sync_scheduler_instance_info(self, context):
         if not CONF.filter_scheduler.track_instance_changes:
             return
-        instances = self._host_instances(context)
+        # Only the uuids are sent: no joined columns (as Nova).
+        instances = self._host_instances(context, expected_attrs=[])
         uuids = [inst.uuid for inst in instances] if instances else []
         self.scheduler_client.sync_instance_info(context, self.host, uuids)
 

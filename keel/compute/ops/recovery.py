@@ -36,6 +36,7 @@ def init_instances(mgr, context, allocations_by_node=None):
     """Recover every instance of this host; returns the uuids seen.
     ``allocations_by_node`` (a dict) receives the node providers'
     allocations read on the way, for the rest of the start-up."""
+    checked_at = time.monotonic()
     instances = objects.InstanceList.get_by_host(
         context, mgr.host, expected_attrs=["info_cache"])
     for instance in instances:
@@ -45,6 +46,11 @@ def init_instances(mgr, context, allocations_by_node=None):
             LOG.exception("Failed to recover instance %s", instance.uuid)
     seen = {inst.uuid for inst in instances}
     error_out_interrupted_builds(mgr, context, seen, allocations_by_node)
+    # Every BUILDING instance of this host was just looked at with none of
+    # its builds running: that is the abandoned-build sweep's full check,
+    # whose period starts here instead of repeating it a minute later.
+    if getattr(mgr, "abandoned_checked_at", None) is None:
+        mgr.abandoned_checked_at = checked_at
     return seen
 
 

@@ -5,6 +5,7 @@ import datetime
 from oslo_utils import timeutils
 
 from keel.compute import rpcapi as compute_rpcapi
+from keel.compute.ops import recovery
 from keel.conf import CONF
 from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import objects
@@ -253,6 +254,8 @@ def test_building_instance_no_build_works_on_goes_to_error(cloud):
     try:
         h.build(ctxt, running, host)
         h.wait_state(ctxt, running, "building", "spawning")
+        # A full period after the start-up's look at the host's instances.
+        mgr.abandoned_checked_at -= recovery.FULL_CHECK_SECONDS
         assert mgr._error_out_abandoned_builds(cloud.cell_ctxt()) == [
             lost.uuid]
     finally:

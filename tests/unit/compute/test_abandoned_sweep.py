@@ -77,3 +77,28 @@ def test_failed_sweep_is_retried_next_period(monkeypatch):
             pass
         now[0] += 60
     assert calls == [1, 1]
+
+
+def test_start_up_recovery_is_the_first_full_check(monkeypatch):
+    """init_host's recovery looked at every instance of the host with no
+    build running: the sweep's first look comes a full period later."""
+    calls = _sweeps(monkeypatch)
+    now = _clock(monkeypatch)
+    read = []
+    monkeypatch.setattr(recovery.objects.InstanceList, "get_by_host",
+                        lambda ctx, host, expected_attrs=None:
+                        read.append(host) or [])
+    mgr = Mgr()
+    recovery.init_instances(mgr, None)
+    assert read == ["h1"]
+    now[0] += recovery.FULL_CHECK_SECONDS - 1
+    recovery.error_out_abandoned_builds_if_due(mgr, None)
+    assert calls == []
+    now[0] += 1
+    recovery.error_out_abandoned_builds_if_due(mgr, None)
+    assert calls == ["h1"]
+    # A build losing its outcome still asks for the next run at once.
+    recovery.note_lost_outcome(mgr)
+    now[0] += 60
+    recovery.error_out_abandoned_builds_if_due(mgr, None)
+    assert calls == ["h1", "h1"]
