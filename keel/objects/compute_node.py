@@ -220,6 +220,31 @@ def _scheduling_query(binary, by_uuid):
     return query
 
 
+@functools.lru_cache(maxsize=1)
+def _scheduling_details_query():
+    """The statement of ``get_scheduling_details``, built once."""
+    node = models.ComputeNode
+    return sa.select(*(getattr(node, name) for name in _DETAIL_COLUMNS)) \
+        .where(node.deleted == 0,
+               node.uuid.in_(sa.bindparam("uuids", expanding=True)))
+
+
+# What a scheduler's host state takes from a node row (not the PCI pools,
+# NUMA topology or metrics: no keel filter or weigher reads them).
+_DETAIL_COLUMNS = (
+    "uuid", "host", "hypervisor_hostname", "memory_mb", "memory_mb_used",
+    "local_gb", "local_gb_used", "vcpus", "vcpus_used",
+    "cpu_allocation_ratio", "ram_allocation_ratio", "disk_allocation_ratio",
+    "hypervisor_type", "hypervisor_version", "cpu_info",
+    "supported_instances", "stats")
+
+
+def _nullable_strings(stats):
+    """``stats`` as the object's DictOfNullableStringsField holds it."""
+    return {str(k): (None if v is None else str(v))
+            for k, v in (stats or {}).items()}
+
+
 @base.KeelObjectRegistry.register
 class ComputeNodeList(base.ObjectListBase, base.KeelObject):
     VERSION = '1.17'
@@ -327,6 +352,37 @@ class ComputeNodeList(base.ObjectListBase, base.KeelObject):
                         "forced_down": forced_down, "last_seen_up": seen,
                         "version": svc_version}
                 found[uuid] = (version, host, service)
+        return found
+
+    @classmethod
+    def get_scheduling_details(cls, context, compute_uuids):
+        """``{uuid: {field: value}}`` of the live nodes among
+        ``compute_uuids``: what a scheduler's host state is built from,
+        with the values a ComputeNode would hold (an unset allocation ratio
+        resolved, the stats as strings, ``supported_hv_specs`` as
+        ``(arch, hv_type, vm_mode)`` tuples).  One Core statement built
+        once and no objects: the scheduler reloads every node whose row
+        moved, on every decision."""
+        found = {}
+        with h.cell_reader(context) as s:
+            rows = s.connection().execute(
+                _scheduling_details_query(),
+                {"uuids": list(compute_uuids)}).fetchall()
+        for row in rows:
+            values = dict(zip(_DETAIL_COLUMNS, row))
+            for kind in ("cpu", "ram", "disk"):
+                name = "%s_allocation_ratio" % kind
+                value = values[name]
+                values[name] = float(value) if value else float(
+                    _initial_ratio(kind))
+            values["hypervisor_version"] = int(values["hypervisor_version"])
+            stats = values.pop("stats")
+            values["stats"] = _nullable_strings(
+                jsonutils.loads(stats) if stats else {})
+            specs = values.pop("supported_instances")
+            values["supported_hv_specs"] = [
+                tuple(spec) for spec in jsonutils.loads(specs or "[]")]
+            found[values["uuid"]] = values
         return found
 
     @classmethod

@@ -8,10 +8,13 @@ from Placement's provider summaries when they have it (fresher than the
 compute node rows).
 """
 import collections
+import datetime
 import logging
 import math
 import threading
 import time
+
+from oslo_utils import timeutils
 
 from keel.conf import CONF
 from keel.db import cells as cells_db
@@ -31,7 +34,6 @@ class HostState:
         self.cell_uuid = cell_uuid
         self.uuid = None
         self.service = None
-        self.compute = None
         self.free_ram_mb = 0
         self.total_usable_ram_mb = 0
         self.free_disk_mb = 0
@@ -88,28 +90,24 @@ class HostState:
         return state
 
     def update_from_compute_node(self, node):
-        self.compute = node
-        self.uuid = node.uuid
-        self.hypervisor_hostname = node.hypervisor_hostname
-        self.total_usable_ram_mb = node.memory_mb
-        self.free_ram_mb = node.memory_mb - node.memory_mb_used
-        self.total_usable_disk_gb = node.local_gb
-        self.free_disk_mb = (node.local_gb - node.local_gb_used) * 1024
-        self.vcpus_total = node.vcpus
-        self.vcpus_used = node.vcpus_used
-        self.cpu_allocation_ratio = node.cpu_allocation_ratio
-        self.ram_allocation_ratio = node.ram_allocation_ratio
-        self.disk_allocation_ratio = node.disk_allocation_ratio
-        self.hypervisor_type = node.hypervisor_type
-        self.hypervisor_version = node.hypervisor_version
-        self.cpu_info = node.cpu_info
-        self.supported_instances = [
-            (s.arch, s.hv_type, s.vm_mode)
-            for s in (node.supported_hv_specs
-                      if node.obj_attr_is_set("supported_hv_specs") else [])
-            or []]
-        self.stats = dict(node.stats or {}) if node.obj_attr_is_set(
-            "stats") else {}
+        """From a node's ``ComputeNodeList.get_scheduling_details`` entry
+        (a mapping of ComputeNode field names)."""
+        self.uuid = node["uuid"]
+        self.hypervisor_hostname = node["hypervisor_hostname"]
+        self.total_usable_ram_mb = node["memory_mb"]
+        self.free_ram_mb = node["memory_mb"] - node["memory_mb_used"]
+        self.total_usable_disk_gb = node["local_gb"]
+        self.free_disk_mb = (node["local_gb"] - node["local_gb_used"]) * 1024
+        self.vcpus_total = node["vcpus"]
+        self.vcpus_used = node["vcpus_used"]
+        self.cpu_allocation_ratio = node["cpu_allocation_ratio"]
+        self.ram_allocation_ratio = node["ram_allocation_ratio"]
+        self.disk_allocation_ratio = node["disk_allocation_ratio"]
+        self.hypervisor_type = node["hypervisor_type"]
+        self.hypervisor_version = node["hypervisor_version"]
+        self.cpu_info = node["cpu_info"]
+        self.supported_instances = list(node["supported_hv_specs"])
+        self.stats = dict(node["stats"])
         self.num_instances = int(self.stats.get("num_instances", 0) or 0)
         self.failed_builds = int(self.stats.get("failed_builds", 0) or 0)
         self.num_io_ops = int(self.stats.get("io_workload", 0) or 0)
@@ -175,12 +173,11 @@ def _read_cell(cctxt, node_uuids, wanted, full_cells, templates, tracked):
         rows[u] = row
         hosts.add(row[1])
         entry = get_template(u)
-        if entry is None or entry[0] != row[0]:
+        if entry is None or entry[0] is None or entry[0] != row[0]:
             stale.append(u)
     loaded = {}
     if stale:
-        loaded = {n.uuid: n for n in
-                  objects.ComputeNodeList.get_all_by_uuids(cctxt, stale)}
+        loaded = objects.ComputeNodeList.get_scheduling_details(cctxt, stale)
     need = hosts - tracked
     if not need:
         instances = {}
@@ -205,6 +202,28 @@ def _load_one(ctxt, cell, *args):
         return exc
 
 
+# A node row's version (updated_at, or created_at) only tells two writes
+# apart when they fall in different units of the column: MariaDB's DATETIME
+# keeps whole seconds, so a write in the second of the version we read may
+# not move it.  A template read from a row whose version has no fraction
+# and is not SETTLE_SECONDS older than the read (one second of truncation,
+# one of clock difference between the writer and us) is read again by the
+# next decision, until a read comes after that second is over.
+SETTLE_SECONDS = 2.0
+
+
+def _trusted_version(version, read_at):
+    """``version`` if a later write is bound to change it, else None (the
+    template is re-read next time)."""
+    if not isinstance(version, datetime.datetime):
+        return None
+    if version.microsecond:
+        return version        # the database keeps fractions of a second
+    if (read_at - version).total_seconds() >= SETTLE_SECONDS:
+        return version
+    return None
+
+
 # Claims this scheduler made in the last RECENT_CLAIM_SECONDS are taken off
 # the hosts' free resources.  Requests handled at the same time read the
 # same Placement usage, so without this every one of a burst of boots picks
@@ -218,8 +237,9 @@ RECENT_CLAIM_SECONDS = 2.0
 class HostManager:
     """Host states of a request.  The part that comes from the compute
     node row is kept between requests and rebuilt only when the row's
-    ``updated_at`` moves; services, instances and Placement usage are read
-    fresh every time (aggregates: see aggregates.py)."""
+    ``updated_at`` moves (see SETTLE_SECONDS); services, instances and
+    Placement usage are read fresh every time (aggregates: see
+    aggregates.py)."""
 
     def __init__(self, instance_view=None):
         self.instance_view = instance_view
@@ -278,6 +298,8 @@ class HostManager:
         view = self.instance_view
         tracked = view.updated_hosts() if view else set()
         templates = self._templates
+        # Taken before the reads: earlier than any row they return.
+        read_at = timeutils.utcnow().replace(tzinfo=None)
         args = (node_uuids, set(node_uuids), self._full_cells(node_uuids),
                 templates, tracked)
         cells = self._cells_for(ctxt, spec)
@@ -303,12 +325,13 @@ class HostManager:
                 continue
             rows, loaded, instances = result
             for uuid, node in loaded.items():
-                tpl = HostState(node.host, node.hypervisor_hostname,
+                tpl = HostState(node["host"], node["hypervisor_hostname"],
                                 cell_uuid)
                 tpl.update_from_compute_node(node)
                 if uuid not in templates:
                     self._known[cell_uuid] += 1
-                templates[uuid] = (rows[uuid][0], tpl)
+                templates[uuid] = (
+                    _trusted_version(rows[uuid][0], read_at), tpl)
             self._build_states(states, rows, summaries, aggs_by_host,
                                zones_by_host, tracked, view, instances,
                                recent)

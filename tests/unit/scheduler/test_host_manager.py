@@ -259,3 +259,73 @@ def test_a_cells_reads_share_one_connection(ctxt):
         sa.event.remove(sa.pool.Pool, "checkout", checkout)
     assert len(states) == 3
     assert len(checkouts) == 1
+
+
+def _set_node(ctx, node_uuid, **values):
+    with session.cell_writer(ctx) as s:
+        s.execute(sa.update(cell_models.ComputeNode).where(
+            cell_models.ComputeNode.uuid == node_uuid).values(**values))
+
+
+def _node_reads(fn):
+    """``fn()`` and the number of node detail reads it made (the query
+    of the columns a template is built from)."""
+    seen = []
+
+    def before(conn, cursor, statement, *args):
+        if "FROM compute_nodes" in statement and "memory_mb" in statement:
+            seen.append(statement)
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", before)
+    try:
+        return fn(), len(seen)
+    finally:
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute", before)
+
+
+def test_change_in_the_same_second_is_seen(ctxt):
+    """MariaDB keeps whole seconds: a write in the second of the version
+    the scheduler read leaves the version as it was, and the next decision
+    still sees the write."""
+    nodes = add_hosts(ctxt, 2)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(
+        tzinfo=None, microsecond=0)
+    _set_node(ctxt, nodes[1], updated_at=now)
+    manager = host_manager.HostManager()
+    first = {s.uuid: s for s in manager.get_host_states_by_uuids(
+        ctxt, nodes)}
+    assert first[nodes[1]].total_usable_ram_mb == 4096
+    _set_node(ctxt, nodes[1], memory_mb=8192, updated_at=now)
+    later, reads = _node_reads(lambda: {
+        s.uuid: s for s in manager.get_host_states_by_uuids(ctxt, nodes)})
+    assert later[nodes[1]].total_usable_ram_mb == 8192 and reads == 1
+    # A version old enough that no write can share its second: trusted.
+    old = now - datetime.timedelta(seconds=10)
+    _set_node(ctxt, nodes[1], memory_mb=2048, updated_at=old)
+    states, reads = _node_reads(lambda: {
+        s.uuid: s for s in manager.get_host_states_by_uuids(ctxt, nodes)})
+    assert states[nodes[1]].total_usable_ram_mb == 2048 and reads == 1
+    states, reads = _node_reads(lambda: {
+        s.uuid: s for s in manager.get_host_states_by_uuids(ctxt, nodes)})
+    assert states[nodes[1]].total_usable_ram_mb == 2048 and reads == 0
+
+
+def test_disabled_and_deleted_nodes_seen_by_the_next_decision(ctxt):
+    from keel.scheduler.filters import compute as compute_filters
+
+    nodes = add_hosts(ctxt, 3)
+    manager = host_manager.HostManager()
+    states = manager.get_host_states_by_uuids(ctxt, nodes)
+    up = compute_filters.ComputeFilter().filter_all(states, make_spec())
+    assert sorted(s.host for s in up) == ["host001", "host002"]
+    # Disable host001's service, soft-delete host002's node: no node row's
+    # version moves for the first.
+    with session.cell_writer(ctxt) as s:
+        s.execute(sa.update(cell_models.Service).where(
+            cell_models.Service.host == "host001").values(disabled=True))
+        s.execute(sa.update(cell_models.ComputeNode).where(
+            cell_models.ComputeNode.uuid == nodes[2]).values(
+            deleted=cell_models.ComputeNode.id))
+    states = manager.get_host_states_by_uuids(ctxt, nodes)
+    assert sorted(s.host for s in states) == ["host000", "host001"]
+    assert compute_filters.ComputeFilter().filter_all(
+        states, make_spec()) == []
