@@ -6,14 +6,12 @@ cell0, cell1) with oslo.messaging's in-process transport, reporting to the
 real embedded Placement. Host names carry a random suffix because the
 embedded Placement is shared by every test of the process.
 """
-import threading
 import time
 import uuid
 
 import pytest
 
 from keel.api import deploy
-from keel.api import server
 from keel.cmd import compute as compute_cmd
 from keel.cmd import manage_cell_v2
 from keel.compute import rpcapi as compute_rpcapi
@@ -29,6 +27,7 @@ from keel.rpc import transport as rpc_transport
 from keel.rpc import versions
 from keel.scheduler import manager as scheduler_manager
 from keel import service
+from tests.fixtures import http_app
 from tests.fixtures.placement import shared_placement
 from tests.unit.api.conftest import ensure_parsed
 
@@ -166,13 +165,5 @@ def cloud(tmp_path_factory):
 @pytest.fixture
 def http_endpoint(cloud):
     """The cloud's API over real HTTP (for openstacksdk / OSC)."""
-    sock = server.listen("127.0.0.1", 0)
-    srv = server.make_server(sock, cloud.app, threads=4, shutdown_timeout=1)
-    thread = threading.Thread(target=srv.safe_start, daemon=True)
-    thread.start()
-    while not srv.ready:
-        thread.join(0.01)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/v2.1"
-    srv.stop()
-    thread.join(5)
-    sock.close()
+    with http_app.served(cloud.app) as url:
+        yield url + "/v2.1"

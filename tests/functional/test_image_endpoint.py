@@ -2,19 +2,18 @@
 openstacksdk's image proxy (what the openstack CLI uses) and by keel's own
 Glance client."""
 import io
-import threading
 
 from oslo_config import cfg
 import pytest
 
 from keel.allinone import image_endpoint
 from keel.allinone import images as seed_images
-from keel.api import server
 from keel.clients import glance as glance_client
 from keel import conf as keel_conf
 from keel import context as keel_context
 from keel import exception
 from keel.image import glance as image_glance
+from tests.fixtures import http_app
 
 QCOW2 = seed_images.empty_qcow2()
 
@@ -25,17 +24,9 @@ def endpoint(tmp_path):
     ensure_parsed()  # development roles are read from CONF
     path = str(tmp_path / "images")
     seed_images.seed(path)
-    sock = server.listen("127.0.0.1", 0)
-    srv = server.make_server(sock, image_endpoint.ImageEndpoint(path),
-                             threads=2, shutdown_timeout=1)
-    thread = threading.Thread(target=srv.safe_start, daemon=True)
-    thread.start()
-    while not srv.ready:
-        thread.join(0.01)
-    yield "http://127.0.0.1:%d" % sock.getsockname()[1]
-    srv.stop()
-    thread.join(5)
-    sock.close()
+    with http_app.served(image_endpoint.ImageEndpoint(path),
+                         threads=2) as url:
+        yield url
 
 
 def test_openstacksdk_image_proxy(endpoint, tmp_path):

@@ -7,13 +7,12 @@ undoes it all after.
 ``api_env`` adds the development-mode WSGI app (``call``-able in process)
 on top; ``serve`` puts any WSGI app behind real HTTP for SDK/OSC tests.
 """
+import contextlib
 import os
-import threading
 
 import pytest
 
 from keel.api import deploy
-from keel.api import server
 from keel.conf import CONF
 from keel import context as keel_context
 from keel.db.api import models as api_models
@@ -21,6 +20,7 @@ from keel.db.cell import models as cell_models
 from keel.db import session
 from keel import objects
 from tests.fixtures import databases
+from tests.fixtures import http_app
 
 objects.register_all()
 
@@ -80,22 +80,8 @@ def api_env(cells_db, conf):
 @pytest.fixture
 def serve():
     """``serve(app) -> base URL`` over real HTTP, stopped at teardown."""
-    running = []
-
-    def start(app):
-        sock = server.listen("127.0.0.1", 0)
-        srv = server.make_server(sock, app, threads=4, shutdown_timeout=1)
-        thread = threading.Thread(target=srv.safe_start, daemon=True)
-        thread.start()
-        while not srv.ready:
-            thread.join(0.01)
-        running.append((srv, thread, sock))
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"
-    yield start
-    for srv, thread, sock in running:
-        srv.stop()
-        thread.join(5)
-        sock.close()
+    with contextlib.ExitStack() as running:
+        yield lambda app: running.enter_context(http_app.served(app))
 
 
 @pytest.fixture

@@ -5,12 +5,12 @@ an integration test); keystonemiddleware itself is real: it logs in as the
 service user, validates each token with GET /v3/auth/tokens and hands the
 roles on, from which the context and policy decide admin-ness.
 """
+import contextlib
 import datetime
 import json
 import os
 import subprocess
 import sys
-import threading
 import types
 
 import pytest
@@ -18,8 +18,8 @@ import requests
 
 from keel.api import deploy
 from keel.api import routes
-from keel.api import server
 from keel.api import wsgi
+from tests.fixtures import http_app
 
 NOW = datetime.datetime.now(datetime.timezone.utc)
 _FMT = "%Y-%m-%dT%H:%M:%S.000000Z"
@@ -95,16 +95,6 @@ class Identity:
         return [data]
 
 
-def _serve(app):
-    sock = server.listen("127.0.0.1", 0)
-    srv = server.make_server(sock, app, threads=4, shutdown_timeout=1)
-    thread = threading.Thread(target=srv.safe_start, daemon=True)
-    thread.start()
-    while not srv.ready:
-        thread.join(0.01)
-    return srv, thread, sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
-
-
 @wsgi.expose(name="test.keystone.whoami")
 def _whoami(req):
     ctx = req.context
@@ -135,7 +125,8 @@ def stack(conf):
     # policy, which reads it; the middleware gets a private configuration.
     conf = _private_conf()
     identity = Identity()
-    isrv, ithread, isock, iurl = _serve(identity)
+    running = contextlib.ExitStack()
+    iurl = running.enter_context(http_app.served(identity))
     identity.url = iurl + "/v3"
     conf.set_override("www_authenticate_uri", iurl, group="keystone_authtoken")
     conf.set_override("memcached_servers", None, group="keystone_authtoken")
@@ -157,14 +148,10 @@ def stack(conf):
             project_domain_name="Default").items():
         conf.set_override(name, value, group="keystone_authtoken")
     app = deploy.deploy(conf, table=table)
-    asrv, athread, asock, aurl = _serve(app)
+    aurl = running.enter_context(http_app.served(app))
     identity.compute_url = aurl + "/v2.1"
-    yield types.SimpleNamespace(api=aurl, identity=iurl + "/v3")
-    for srv, thread, sock in ((asrv, athread, asock),
-                              (isrv, ithread, isock)):
-        srv.stop()
-        thread.join(5)
-        sock.close()
+    with running:
+        yield types.SimpleNamespace(api=aurl, identity=iurl + "/v3")
 
 
 def _get(url, token=None, path="/v2.1/whoami", service_token=None):
