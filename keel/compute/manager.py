@@ -141,17 +141,20 @@ class ComputeManager(manager.Manager):
             # Guests changing state on their own reach the power sync.
             self.driver.register_event_listener(self.handle_events)
         self._update_available_resource(ctxt, startup=True)
+        instances = None
         if self.driver is not None:
             try:
-                # One read of each node's allocations serves both sweeps.
+                # One read of each node's allocations serves both sweeps,
+                # one read of the host's instances recovery and the
+                # schedulers' view (as Nova's init_host).
                 allocations = {}
-                recovery.init_instances(self, ctxt, allocations)
+                instances = recovery.init_instances(self, ctxt, allocations)
                 if self.rt is not None:
                     self.rt.remove_deleted_instances_allocations(
                         ctxt, allocations)
             except Exception:  # noqa: BLE001 - the service must still start
                 LOG.exception("Start-up recovery of %s failed", self.host)
-        self._update_scheduler_instance_info(ctxt)
+        self._update_scheduler_instance_info(ctxt, instances)
 
     def cleanup_host(self):
         self.build_pool.shutdown(wait=False)
@@ -168,12 +171,14 @@ class ComputeManager(manager.Manager):
                         self.host, exc)
             return None
 
-    def _update_scheduler_instance_info(self, ctxt):
-        """Tell every scheduler which instances this host runs (at start)."""
+    def _update_scheduler_instance_info(self, ctxt, instances=None):
+        """Tell every scheduler which instances this host runs (at start;
+        ``instances``: the start-up recovery's, else they are read)."""
         if not CONF.filter_scheduler.track_instance_changes:
             return
         from keel import objects
-        instances = self._host_instances(ctxt)
+        if instances is None:
+            instances = self._host_instances(ctxt)
         if instances is None:
             instances = objects.InstanceList(objects=[])
         self.scheduler_client.update_instance_info(ctxt, self.host,

@@ -33,9 +33,11 @@ _INTERRUPTED = ("The build was interrupted: its compute service stopped "
 
 
 def init_instances(mgr, context, allocations_by_node=None):
-    """Recover every instance of this host; returns the uuids seen.
-    ``allocations_by_node`` (a dict) receives the node providers'
-    allocations read on the way, for the rest of the start-up."""
+    """Recover every instance of this host; returns those still on this
+    host afterwards (an InstanceList: what the schedulers are told at
+    start, without reading them again). ``allocations_by_node`` (a dict)
+    receives the node providers' allocations read on the way, for the
+    rest of the start-up."""
     checked_at = time.monotonic()
     instances = objects.InstanceList.get_by_host(
         context, mgr.host, expected_attrs=["info_cache"])
@@ -51,7 +53,11 @@ def init_instances(mgr, context, allocations_by_node=None):
     # whose period starts here instead of repeating it a minute later.
     if getattr(mgr, "abandoned_checked_at", None) is None:
         mgr.abandoned_checked_at = checked_at
-    return seen
+    # A finished delete or a recovered move took some away.
+    return objects.InstanceList(objects=[
+        inst for inst in instances
+        if inst.host == mgr.host and not (
+            inst.obj_attr_is_set("deleted") and inst.deleted)])
 
 
 def init_instance(mgr, context, instance):

@@ -140,3 +140,39 @@ def test_startup_reads_each_node_allocations_once(ctx):  # noqa: F811
              if m == "GET" and u.endswith("/%s/allocations" % node)]
     assert len(reads) == 1
     assert client.placement.get_provider_allocations(ctx, node) == {}
+
+
+def test_startup_tells_the_schedulers_what_recovery_left(ctx,  # noqa: F811
+                                                         monkeypatch):
+    """init_host reads the host's instances once: recovery works on them
+    and the schedulers get the ones still there (a finished delete gone)."""
+    import uuid
+    from keel.compute import manager as compute_manager
+
+    sent = []
+
+    class Scheduler(object):
+        def update_instance_info(self, context, host, instances):
+            sent.append((host, sorted(i.uuid for i in instances)))
+
+    driver = _host("startup-view")
+    client, _adapter = _client()
+    mgr = compute_manager.ComputeManager(driver.host, driver=driver,
+                                         reportclient=client,
+                                         scheduler_client=Scheduler())
+    made = {}
+    for name, task_state in (("running", None), ("deleting", "deleting")):
+        made[name] = str(uuid.uuid4())
+        objects.Instance(ctx, uuid=made[name], project_id="p", user_id="u",
+                         host=driver.host, node=driver.nodename,
+                         vm_state="active", task_state=task_state).create()
+    reads = []
+    real = objects.InstanceList.get_by_host
+
+    def counting(*args, **kwargs):
+        reads.append(args[1:2])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(objects.InstanceList, "get_by_host", counting)
+    mgr.init_host()
+    assert reads == [(driver.host,)]
+    assert sent == [(driver.host, [made["running"]])]
