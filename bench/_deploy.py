@@ -182,7 +182,7 @@ class Distributed(Deployment):
     name = "distributed"
 
     def __init__(self, workdir, hosts, counters=True, api_workers=None,
-                 tuned_placement=False):
+                 tuned_placement=False, placement_server="cheroot"):
         sys.path.insert(0, ROOT)
         from tests.fixtures import databases
         self.databases = databases
@@ -200,12 +200,14 @@ class Distributed(Deployment):
                      for name in ("api", "cell", "cell0", "placement")}
         self.cell_urls = (self.urls["cell"], self.urls["cell0"])
         try:
-            self._deploy(tag, hosts, counters, api_workers, tuned_placement)
+            self._deploy(tag, hosts, counters, api_workers, tuned_placement,
+                         placement_server)
         except BaseException:
             self.stop()
             raise
 
-    def _deploy(self, tag, hosts, counters, api_workers, tuned_placement):
+    def _deploy(self, tag, hosts, counters, api_workers, tuned_placement,
+                placement_server):
         databases = self.databases
         workdir = self.workdir
         env = dict(os.environ)
@@ -220,9 +222,12 @@ class Distributed(Deployment):
                               f"[api_database]\nconnection = {self.urls['api']}\n"
                               f"[database]\nconnection = {self.urls['cell']}\n")
         # An operator's Placement is upstream's, unmodified: keel's tuning
-        # of its internals only with --tuned-placement.
+        # of its internals only with --tuned-placement. Served by cheroot
+        # threads in one process, or by uwsgi/gunicorn worker processes
+        # (counted together: they are the placement process's children).
         self._start("placement", [sys.executable, "-c", PLACEMENT_SCRIPT,
-                                  "--db-url", self.urls["placement"]]
+                                  "--db-url", self.urls["placement"],
+                                  "--server", placement_server]
                     + (["--tuned"] if tuned_placement else []),
                     stdout=subprocess.PIPE)
         self._manage(control, images)
@@ -269,7 +274,10 @@ class Distributed(Deployment):
             f"{name} {self.workers(name)}" for name in
             ("api", "conductor", "scheduler"))
               + "; Placement " + ("with keel's tuning (--tuned-placement)"
-                                  if tuned_placement else "unmodified"),
+                                  if tuned_placement else "unmodified")
+              + f" under {placement_server}"
+              + (f" ({self.workers('placement') - 1} worker processes)"
+                 if placement_server != "cheroot" else ""),
               flush=True)
 
     def workers(self, name):

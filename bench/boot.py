@@ -457,6 +457,12 @@ def main():
                         help="distributed: run Placement with the all-in-"
                              "one's tuning of its internals (default: "
                              "upstream's Placement unmodified)")
+    parser.add_argument("--placement-server", default="cheroot",
+                        choices=("cheroot", "uwsgi", "gunicorn"),
+                        help="distributed: what serves Placement: cheroot "
+                             "threads in one process (default), or uwsgi / "
+                             "gunicorn with 2 worker processes as operators "
+                             "run it (README, Benchmarks)")
     parser.add_argument("--no-counters", action="store_true",
                         help="do not enable keel.benchcounters (CPU without "
                              "the counting hooks)")
@@ -481,6 +487,7 @@ def main():
         else:
             dep = _deploy.Distributed(workdir, args.hosts,
                                       tuned_placement=args.tuned_placement,
+                                      placement_server=args.placement_server,
                                       counters=not args.no_counters,
                                       api_workers=args.api_workers)
         print(f"{name}: {args.hosts} hosts up in "

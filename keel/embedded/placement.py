@@ -21,6 +21,8 @@ Starting again after ``stop()`` with a different URL re-points that engine.
 
 Also runnable as ``python -m keel.embedded.placement --db-url URL --port P``;
 it prints ``PLACEMENT_ENDPOINT=<url>`` once it answers and stops on SIGTERM.
+``--server uwsgi|gunicorn`` serves it instead from worker processes of an
+operator's WSGI server (``serve_external``; the distributed bench's option).
 """
 import argparse
 import logging
@@ -241,6 +243,143 @@ def start_placement(db_url, host="127.0.0.1", port=0, numthreads=8):
     return handle
 
 
+# -- an operator's server: uwsgi or gunicorn worker processes --------------
+#
+# Operators run Placement as a WSGI application under uwsgi (devstack,
+# OpenStack-Ansible) or Apache mod_wsgi (kolla), with several processes of
+# one thread each, Placement's own ``placement.wsgi.api`` loading its
+# config from OS_PLACEMENT_CONFIG_DIR.  ``serve_external`` does the same:
+# only the token default above is put in front of Placement's application.
+
+SERVERS = ("cheroot", "uwsgi", "gunicorn")
+
+
+def wsgi_application():
+    """Placement's own WSGI entry point (``placement.wsgi.api``, config from
+    ``$OS_PLACEMENT_CONFIG_DIR/placement.conf``) behind the token default.
+
+    Loaded in each uwsgi/gunicorn worker; counts the worker's SQL
+    statements when the bench asks for it (KEEL_BENCH_COUNTERS).
+    """
+    from keel import benchcounters
+    if benchcounters.ENABLED:
+        # The counters label a process by its command line.
+        sys.argv = ["placement-worker"]
+        benchcounters.install_sql()
+    from placement.wsgi import api
+    return _DefaultAdminToken(api.application)
+
+
+def write_config(directory, db_url):
+    """The ``placement.conf`` an operator would write: the database and
+    the development authentication (noauth2); nothing else is set."""
+    path = os.path.join(directory, "placement.conf")
+    with open(path, "w") as fh:
+        fh.write("[placement_database]\nconnection = %s\n"
+                 "[api]\nauth_strategy = noauth2\n" % db_url)
+    return path
+
+
+def sync_database(config_file):
+    """``placement-manage db sync``, as an operator runs it before starting
+    the workers (they do not sync on start-up by default)."""
+    import subprocess
+    subprocess.run([sys.executable, "-c",
+                    "import sys; from placement.cmd import manage; "
+                    "sys.exit(manage.main())",
+                    "--config-file", config_file, "db", "sync"],
+                   check=True, timeout=300)
+
+
+def _free_port(host):
+    import socket
+    with socket.socket(socket.AF_INET6 if ":" in host
+                       else socket.AF_INET) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def server_argv(server, host, port, workers):
+    """The command line of ``server`` serving Placement on host:port."""
+    bindir = os.path.dirname(sys.executable)
+    if server == "uwsgi":
+        # devstack's uwsgi settings (master, lazy apps, one thread per
+        # process, thunder lock, "Connection: close"), answering HTTP
+        # itself rather than behind Apache.  No keep-alive: a worker that
+        # keeps a client's connection serves no one else until it idles
+        # out (other clients then waited seconds).
+        return [os.path.join(bindir, "uwsgi"),
+                "--http-socket", "%s:%d" % (host, port),
+                "--add-header", "Connection: close",
+                "--master", "--processes", str(workers),
+                "--enable-threads", "--lazy-apps", "--thunder-lock",
+                "--die-on-term", "--need-app", "--listen", "128",
+                "--buffer-size", "65535",
+                "--eval", "from keel.embedded import placement\n"
+                          "application = placement.wsgi_application()\n"]
+    if server == "gunicorn":
+        # Threaded workers: the sync ones close every connection.
+        return [os.path.join(bindir, "gunicorn"),
+                "--bind", "%s:%d" % (host, port), "--workers", str(workers),
+                "--worker-class", "gthread", "--threads", "1",
+                "--backlog", "128", "--no-control-socket",
+                "keel.embedded.placement:wsgi_application()"]
+    raise ValueError("unknown server %r" % server)
+
+
+def _wait_answering(endpoint, proc, timeout=120):
+    import time
+    import urllib.request
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(endpoint + "/", timeout=5):
+                return True
+        except OSError:
+            time.sleep(0.2)
+    return False
+
+
+def serve_external(server, db_url, host, port, workers, done):
+    """Run Placement under ``server`` until ``done`` is set."""
+    import shutil
+    import subprocess
+    import tempfile
+    if db_url.startswith("sqlite"):
+        raise ValueError("%s workers are separate processes: they need a "
+                         "server database, not SQLite" % server)
+    confdir = tempfile.mkdtemp(prefix="keel-placement-conf-")
+    try:
+        sync_database(write_config(confdir, db_url))
+        port = port or _free_port(host)
+        env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=confdir)
+        # Our stdout carries only PLACEMENT_ENDPOINT=; the server's output
+        # (its own and Placement's log) goes to our stderr.
+        proc = subprocess.Popen(server_argv(server, host, port, workers),
+                                env=env, stdout=sys.stderr)
+        shown = "[%s]" % host if ":" in host else host
+        endpoint = "http://%s:%d" % (shown, port)
+        try:
+            if not _wait_answering(endpoint, proc):
+                print("placement failed to start under %s" % server,
+                      file=sys.stderr)
+                return 1
+            print("PLACEMENT_ENDPOINT=%s" % endpoint, flush=True)
+            done.wait()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        return 0
+    finally:
+        shutil.rmtree(confdir, ignore_errors=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m keel.embedded.placement",
@@ -255,12 +394,29 @@ def main(argv=None):
              "(keel/allinone/placement_tuning.py, keel/gctune.py). Off by "
              "default: this "
              "process stands for the operator's own, unmodified Placement.")
+    parser.add_argument(
+        "--server", choices=SERVERS, default="cheroot",
+        help="cheroot: threads in this process (default); uwsgi or "
+             "gunicorn: worker processes as operators run Placement (needs "
+             "a server database; not with --tuned)")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="uwsgi/gunicorn worker processes (devstack "
+                             "runs 2 on a machine this size)")
     args = parser.parse_args(argv)
+    if args.server != "cheroot" and args.tuned:
+        parser.error("--tuned applies to the in-process (cheroot) server")
     logging.basicConfig(level=logging.WARNING)
 
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())
+    if args.server != "cheroot":
+        try:
+            return serve_external(args.server, args.db_url, args.host,
+                                  args.port, args.workers, done)
+        except Exception as exc:
+            print("placement failed to start: %s" % exc, file=sys.stderr)
+            return 1
     try:
         handle = start_placement(args.db_url, args.host, args.port)
     except Exception as exc:
