@@ -6,6 +6,7 @@ cell0, cell1) with oslo.messaging's in-process transport, reporting to the
 real embedded Placement. Host names carry a random suffix because the
 embedded Placement is shared by every test of the process.
 """
+import contextlib
 import time
 import uuid
 
@@ -142,6 +143,34 @@ def start_cloud(tmp, count=2):
     manage_cell_v2.discover_hosts()
     app = deploy.deploy(CONF)
     return Cloud(hosts, services, app, placement.endpoint), launcher
+
+
+@contextlib.contextmanager
+def image_and_flavors(path, image_id, flavors):
+    """For the block: a local image catalogue at ``path`` holding
+    ``image_id`` (a small public qcow2, "cirros") and the public flavors
+    ``flavors`` ({flavorid: root_gb}; 1 vCPU, 512 MB each)."""
+    from keel.compute_api import server_create as create_api
+    from keel.image import api as image_api
+
+    CONF.set_override("path", str(path), "image_catalogue")
+    image_api.reset()
+    create_api.reset()
+    try:
+        ctxt = keel_context.get_admin_context()
+        image_api.get_api().create(
+            ctxt, {"id": image_id, "name": "cirros", "disk_format": "qcow2",
+                   "container_format": "bare", "visibility": "public"},
+            data=b"x" * 4096)
+        for flavorid, disk in flavors.items():
+            objects.Flavor(ctxt, flavorid=flavorid, name=flavorid, vcpus=1,
+                           memory_mb=512, root_gb=disk, ephemeral_gb=0,
+                           swap=0, is_public=True, disabled=False).create()
+        yield
+    finally:
+        CONF.clear_override("path", "image_catalogue")
+        image_api.reset()
+        create_api.reset()
 
 
 def stop_cloud(launcher):

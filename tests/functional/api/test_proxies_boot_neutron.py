@@ -6,13 +6,10 @@ import openstack
 import pytest
 
 from keel.clients import neutron as neutron_client
-from keel.compute_api import server_create as create_api
 from keel.conf import CONF
-from keel import context as keel_context
-from keel.image import api as image_api
-from keel import objects
 from tests.fixtures import neutron_sim
 from tests.functional.boot.helpers import IMAGE_ID
+from tests.functional import fixtures_services
 from tests.functional.fixtures_services import cloud  # noqa: F401
 from tests.functional.fixtures_services import http_endpoint  # noqa: F401
 from tests.functional.fixtures_services import wait_for
@@ -37,22 +34,9 @@ def sim():
 
 @pytest.fixture(scope="module")
 def catalogue(sim, cloud, tmp_path_factory):  # noqa: F811
-    CONF.set_override("path", str(tmp_path_factory.mktemp("images")),
-                      "image_catalogue")
-    image_api.reset()
-    create_api.reset()
-    ctxt = keel_context.get_admin_context()
-    image_api.get_api().create(
-        ctxt, {"id": IMAGE_ID, "name": "cirros", "disk_format": "qcow2",
-               "container_format": "bare", "visibility": "public"},
-        data=b"x" * 4096)
-    objects.Flavor(ctxt, flavorid="net.small", name="net.small", vcpus=1,
-                   memory_mb=512, root_gb=1, ephemeral_gb=0, swap=0,
-                   is_public=True, disabled=False).create()
-    yield
-    CONF.clear_override("path", "image_catalogue")
-    image_api.reset()
-    create_api.reset()
+    with fixtures_services.image_and_flavors(
+            tmp_path_factory.mktemp("images"), IMAGE_ID, {"net.small": 1}):
+        yield
 
 
 @pytest.fixture

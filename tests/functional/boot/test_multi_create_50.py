@@ -5,11 +5,7 @@ one process; a 51st member finds no valid host."""
 import openstack
 import pytest
 
-from keel.compute_api import server_create as create_api
 from keel.conf import CONF
-from keel import context as keel_context
-from keel.image import api as image_api
-from keel import objects
 from tests.functional.boot.conftest import allocations
 from tests.functional.boot.helpers import IMAGE_ID
 from tests.functional import fixtures_services
@@ -23,29 +19,17 @@ HOSTS = 50
 def cloud(tmp_path_factory):
     cloud, launcher = fixtures_services.start_cloud(
         tmp_path_factory.mktemp("cloud50"), count=HOSTS)
-    CONF.set_override("path", str(tmp_path_factory.mktemp("images")),
-                      "image_catalogue")
-    image_api.reset()
-    create_api.reset()
-    ctxt = keel_context.get_admin_context()
-    image_api.get_api().create(
-        ctxt, {"id": IMAGE_ID, "name": "cirros", "disk_format": "qcow2",
-               "container_format": "bare", "visibility": "public"},
-        data=b"x" * 4096)
-    objects.Flavor(ctxt, flavorid="mc.small", name="mc.small", vcpus=1,
-                   memory_mb=512, root_gb=1, ephemeral_gb=0, swap=0,
-                   is_public=True, disabled=False).create()
     # 51 servers of one project, all in one group.
     for resource in ("instances", "cores", "ram", "server_group_members"):
         CONF.set_override(resource, -1, "quota")
     try:
-        yield cloud
+        with fixtures_services.image_and_flavors(
+                tmp_path_factory.mktemp("images"), IMAGE_ID,
+                {"mc.small": 1}):
+            yield cloud
     finally:
         for resource in ("instances", "cores", "ram", "server_group_members"):
             CONF.clear_override(resource, "quota")
-        CONF.clear_override("path", "image_catalogue")
-        image_api.reset()
-        create_api.reset()
         fixtures_services.stop_cloud(launcher)
 
 

@@ -5,13 +5,9 @@ import threading
 import openstack
 import pytest
 
-from keel.compute_api import server_create as create_api
-from keel.conf import CONF
-from keel import context as keel_context
-from keel.image import api as image_api
-from keel import objects
 from tests.functional.boot.conftest import allocations
 from tests.functional.boot.helpers import IMAGE_ID
+from tests.functional import fixtures_services
 from tests.functional.fixtures_services import wait_for
 
 
@@ -19,23 +15,10 @@ from tests.functional.fixtures_services import wait_for
 def catalogue(cloud, tmp_path_factory):
     """One image in the local catalogue and two flavors; the second asks
     for more disk than any host has (disk is not under quota)."""
-    CONF.set_override("path", str(tmp_path_factory.mktemp("images")),
-                      "image_catalogue")
-    image_api.reset()
-    create_api.reset()
-    ctxt = keel_context.get_admin_context()
-    image_api.get_api().create(
-        ctxt, {"id": IMAGE_ID, "name": "cirros", "disk_format": "qcow2",
-               "container_format": "bare", "visibility": "public"},
-        data=b"x" * 4096)
-    for flavorid, disk in (("sdk.small", 1), ("sdk.huge", 10 ** 7)):
-        objects.Flavor(ctxt, flavorid=flavorid, name=flavorid, vcpus=1,
-                       memory_mb=512, root_gb=disk, ephemeral_gb=0, swap=0,
-                       is_public=True, disabled=False).create()
-    yield
-    CONF.clear_override("path", "image_catalogue")
-    image_api.reset()
-    create_api.reset()
+    with fixtures_services.image_and_flavors(
+            tmp_path_factory.mktemp("images"), IMAGE_ID,
+            {"sdk.small": 1, "sdk.huge": 10 ** 7}):
+        yield
 
 
 @pytest.fixture
