@@ -18,11 +18,17 @@ class ReusingThreadPoolExecutor(futurist.ThreadPoolExecutor):
     def _maybe_spin_up(self):
         # Called by submit() under the pool's lock, before the new work is
         # queued: the idle threads must outnumber the work already waiting.
+        # Stop at the first idle thread beyond the waiting work (an RPC
+        # server's queue is nearly always empty): the pool is walked on
+        # every request.
         if len(self._workers) >= self._max_workers:
             return False
-        idle = sum(1 for worker in self._workers if worker.idle)
-        if idle > self._work_queue.qsize():
-            return False
+        waiting = self._work_queue.qsize()
+        for worker in self._workers:
+            if worker.idle:
+                if not waiting:
+                    return False
+                waiting -= 1
         self._add_thread()
         return True
 

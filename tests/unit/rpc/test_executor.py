@@ -52,3 +52,34 @@ def test_keel_rpc_servers_use_it(bus):
     target = messaging.Target(topic="executor-test", server="h1")
     server = rpc_transport.get_server(target, [])
     assert server._executor_cls is rpc_executor.ReusingThreadPoolExecutor
+
+
+def test_queued_work_beyond_the_idle_threads_starts_one():
+    # Two idle threads but three requests already waiting: a new one is
+    # started; with the queue empty an idle thread takes the work.
+    import queue
+
+    pool = rpc_executor.ReusingThreadPoolExecutor(max_workers=8)
+    real_queue = pool._work_queue
+    try:
+        class _Idle:
+            idle = True
+
+        class _Busy:
+            idle = False
+
+        pool._workers = [_Busy(), _Idle(), _Idle()]
+        pool._work_queue = queue.Queue()
+        started = []
+        pool._add_thread = lambda: started.append(1)
+        assert pool._maybe_spin_up() is False
+        for _ in range(2):
+            pool._work_queue.put(None)
+        assert pool._maybe_spin_up() is True     # 2 waiting, 2 idle
+        pool._work_queue.get()
+        assert pool._maybe_spin_up() is False    # 1 waiting, 2 idle
+        assert started == [1]
+    finally:
+        pool._workers = []
+        pool._work_queue = real_queue
+        pool.shutdown()
