@@ -10,6 +10,7 @@ Use::
     with session.api_writer(ctx) as s: ...
     with session.cell_reader(ctx) as s: ...   # ctx targeted at a cell, or
                                              # [database]/connection
+    with session.cell_connection_writer(ctx) as conn: ...  # Core only
 """
 import collections
 import os
@@ -422,6 +423,16 @@ def cell_reader(context):
 
 def cell_writer(context):
     return _cell_for(context).writer.using(context)
+
+
+def cell_connection_reader(context):
+    """Like cell_reader, yielding the transaction's Connection (oslo.db's
+    connection mode: no ORM Session is built, begun and closed)."""
+    return _cell_for(context).reader.connection.using(context)
+
+
+def cell_connection_writer(context):
+    return _cell_for(context).writer.connection.using(context)
 
 
 def api_engine():

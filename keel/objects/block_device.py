@@ -108,7 +108,7 @@ class BlockDeviceMapping(base.KeelPersistentObject, base.KeelObject,
                                               reason="instance assigned")
         values = self._values_for_db()
         values.setdefault("uuid", uuidutils.generate_uuid())
-        with h.cell_writer(self._context) as s:
+        with h.cell_core_writer(self._context) as s:
             row = h.insert_row(s, models.BlockDeviceMapping, values)
             self._from_db_object(self._context, self, row)
 
@@ -233,7 +233,7 @@ class BlockDeviceMappingList(base.ObjectListBase, base.KeelObject):
     @base.remotable_classmethod
     def get_by_instance_uuid(cls, context, instance_uuid, use_slave=False):
         # Every build and delete asks: a Core statement built once.
-        with h.cell_reader(context) as s:
+        with h.cell_core_reader(context) as s:
             rows = s.connection().execute(_by_instance_statement(),
                                           {"w_uuid": instance_uuid})
             return base.obj_make_list(

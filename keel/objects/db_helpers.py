@@ -45,6 +45,65 @@ def cell_writer(context):
     return session.cell_writer(context)
 
 
+class CoreTransaction(object):
+    """What object code uses of a Session, over the Connection of an
+    oslo.db connection-mode transaction. Object calls whose statements are
+    all Core (built once, run with ``connection()``) skip the ORM
+    Session's construction, begin, commit and close: ~0.2 ms CPU of a
+    ~0.7 ms one-statement transaction on MariaDB. Anything else (an ORM
+    query on a rare path, add/flush) goes to a Session made on demand
+    over the same connection, flushed before the transaction commits."""
+
+    __slots__ = ("_conn", "_session")
+
+    def __init__(self, conn):
+        self._conn = conn
+        self._session = None
+
+    def connection(self):
+        return self._conn
+
+    def __getattr__(self, name):
+        if self._session is None:
+            from sqlalchemy import orm
+            self._session = orm.Session(bind=self._conn,
+                                        autoflush=True)
+        return getattr(self._session, name)
+
+    def _finish(self, ok):
+        orm_session, self._session = self._session, None
+        if orm_session is None:
+            return
+        try:
+            if ok:
+                orm_session.flush()
+        finally:
+            orm_session.close()
+
+
+@contextlib.contextmanager
+def _core(opener, context):
+    _check_db_access()
+    with opener(context) as conn:
+        tx = CoreTransaction(conn)
+        ok = False
+        try:
+            yield tx
+            ok = True
+        finally:
+            tx._finish(ok)
+
+
+def cell_core_reader(context):
+    """cell_reader for Core-only code (see CoreTransaction)."""
+    return _core(session.cell_connection_reader, context)
+
+
+def cell_core_writer(context):
+    """cell_writer for Core-only code (see CoreTransaction)."""
+    return _core(session.cell_connection_writer, context)
+
+
 def api_reader(context):
     _check_db_access()
     return session.api_reader(context)

@@ -376,7 +376,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             network_info = fields.NetworkModel.to_primitive(
                 cache, "network_info", cache.network_info)
         tags = sorted(tag.tag for tag in (changes.get("tags") or ()))
-        with h.cell_writer(self._context) as s:
+        with h.cell_core_writer(self._context) as s:
             # Core INSERTs (no ORM unit of work); what was written is what
             # a re-read would return (python-side defaults included, no
             # server defaults), so no SELECTs to fill the object back.
@@ -459,7 +459,9 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         # [notifications]/notify_on_state_change asks (a flag read otherwise).
         notify = notifications.state_change_mode()
         old_states = None
-        with h.cell_writer(self._context) as s:
+        # Core statements (metadata rows and a cache without its row go
+        # through the ORM session CoreTransaction makes on demand).
+        with h.cell_core_writer(self._context) as s:
             if notify:
                 old_states = instance_db.states_before_save(s, self.uuid)
             stored_flavor = None
@@ -513,7 +515,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                                               reason="already destroyed")
         if not hard_delete:
             now = timeutils.utcnow()
-            with h.cell_writer(self._context) as s:
+            with h.cell_core_writer(self._context) as s:
                 instance_db.soft_delete(s, self.uuid, now)
             self.deleted = True
             self.deleted_at = now

@@ -104,7 +104,7 @@ class InstanceAction(base.KeelPersistentObject, base.KeelObject,
     def action_start(cls, context, instance_uuid, action_name,
                      want_result=True):
         values = cls.pack_action_start(context, instance_uuid, action_name)
-        with h.cell_writer(context) as s:
+        with h.cell_core_writer(context) as s:
             row = h.insert_row(s, models.InstanceAction, values)
             if want_result:
                 return cls._from_db_object(context, cls(), row)
@@ -218,7 +218,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
                     want_result=True, host=None):
         now = timeutils.utcnow()
         stmts = _event_statements()
-        with h.cell_writer(context) as s:
+        with h.cell_core_writer(context) as s:
             conn = s.connection()
             action_id = conn.execute(stmts["newest"], {
                 "w_uuid": instance_uuid,
@@ -246,7 +246,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
             exc_tb = "".join(tb_mod.format_tb(exc_tb))
         now = timeutils.utcnow()
         stmts = _event_statements()
-        with h.cell_writer(context) as s:
+        with h.cell_core_writer(context) as s:
             conn = s.connection()
             found = conn.execute(stmts["action_and_event"], {
                 "w_uuid": instance_uuid, "w_request": context.request_id,

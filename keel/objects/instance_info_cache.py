@@ -90,7 +90,7 @@ class InstanceInfoCache(base.KeelPersistentObject, base.KeelObject):
 
     @base.remotable
     def save(self, update_cells=True):
-        with h.cell_writer(self._context) as s:
+        with h.cell_core_writer(self._context) as s:
             self._save_in_session(s)
         self.obj_reset_changes()
 

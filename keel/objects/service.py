@@ -225,7 +225,7 @@ class Service(base.KeelPersistentObject, base.KeelObject):
             self.obj_reset_changes()
             return
         self._check_minimum_version()
-        with h.cell_writer(self._context) as s:
+        with h.cell_core_writer(self._context) as s:
             # Core statements built once (no ORM unit of work): the row is
             # still read, so the object comes back as the database has it.
             row = h.read_live_row(s, models.Service, self.id)
