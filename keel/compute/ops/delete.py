@@ -31,8 +31,7 @@ def terminate_instance(mgr, context, instance, bdms):
     or stops first); any failure leaves it in ERROR, never half-deleted
     and hidden."""
     with mgr.instance_lock(instance.uuid):
-        # The BDMs sent by the API may predate a build's last update.
-        bdms = _bdms(context, instance)
+        bdms = _current_bdms(context, instance, bdms)
         try:
             delete_instance(mgr, context, instance, bdms)
         except exception.InstanceNotFound:
@@ -47,6 +46,24 @@ def terminate_instance(mgr, context, instance, bdms):
             except exception.InstanceNotFound:
                 pass
             raise
+
+
+def _current_bdms(context, instance, bdms):
+    """The BDMs the API sent, unless a build may have completed a volume
+    since it read them (a volume BDM without its volume or attachment:
+    the build creates those): then they are read again (Nova's rule for
+    the volume id). A server without volumes costs no read."""
+    if bdms is None:
+        return _bdms(context, instance)
+    def known(bdm, field):
+        return bdm.obj_attr_is_set(field) and getattr(bdm, field)
+    for bdm in bdms:
+        if volumes.is_volume(bdm) and not (known(bdm, "volume_id") and
+                                           known(bdm, "attachment_id")):
+            LOG.debug("Possibly stale BDMs for the delete of %s: reading "
+                      "them again", instance.uuid)
+            return _bdms(context, instance)
+    return bdms
 
 
 def delete_instance(mgr, context, instance, bdms):

@@ -85,3 +85,54 @@ def test_volume_attach_failure_aborts_and_releases(cloud, sim):  # noqa: F811
     assert got.host is None
     # Not delete_on_termination: the user's volume stays, unattached.
     assert sim.volumes[vol["id"]]["attachments"] == []
+
+
+def test_delete_with_bdms_read_before_the_build_made_the_volume(
+        cloud, sim, monkeypatch):  # noqa: F811
+    """The API read the BDMs before the build created the blank volume
+    (no volume id yet): the compute reads them again and the volume goes
+    with the server. BDMs that already name their attached volume (or
+    none at all) are used as sent, without a read."""
+    ctxt = h.user_ctxt()
+    host = cloud.hosts[0]
+    inst = h.create_instance(cloud, ctxt)
+    _bdm(ctxt, inst, source_type="blank", volume_size=1)
+    stale = _bdms(ctxt, inst)
+    assert stale[0].volume_id is None
+    h.build(ctxt, inst, host, bdms=stale)
+    h.wait_state(ctxt, inst, "active")
+    created = _bdms(ctxt, inst)[0].volume_id
+    assert sim.volumes[created]["status"] == "in-use"
+
+    reads = []
+    real = objects.BlockDeviceMappingList.get_by_instance_uuid
+
+    def counting(*args, **kwargs):
+        reads.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(objects.BlockDeviceMappingList,
+                        "get_by_instance_uuid", counting)
+
+    def terminate(inst, bdms):
+        dctxt = h.user_ctxt()
+        objects.InstanceAction.action_start(dctxt, inst.uuid, "delete",
+                                            want_result=False)
+        inst = h.reload(dctxt, inst, expected_attrs=["info_cache"])
+        inst.task_state = "deleting"
+        inst.save()
+        compute_rpcapi.ComputeAPI().terminate_instance(dctxt, inst, bdms)
+        assert wait_for(lambda: h.reload(ctxt, inst).deleted, timeout=10)
+
+    terminate(inst, stale)
+    assert created not in sim.volumes
+    assert reads == [1]
+    # Current BDMs: used as sent.
+    vol = sim.add_volume(h.PROJECT, size=1)
+    other = h.create_instance(cloud, ctxt)
+    _bdm(ctxt, other, source_type="volume", volume_id=vol["id"])
+    h.build(ctxt, other, host, bdms=_bdms(ctxt, other))
+    h.wait_state(ctxt, other, "active")
+    current = _bdms(ctxt, other)
+    reads.clear()
+    terminate(other, current)
+    assert vol["id"] not in sim.volumes and reads == []
