@@ -5,6 +5,7 @@ boot pipeline); this module never talks to a compute service.
 """
 from keel import context as keel_context
 from keel.compute_api import quota
+from keel.db import session
 from keel import exception
 from keel import objects
 
@@ -55,17 +56,26 @@ def get(ctx, uuid, expected_attrs=None, cell_down_support=False):
     by the handler mapping it to 503 ... or a minimal record).
     """
     attrs = SHOW_ATTRS if expected_attrs is None else expected_attrs
-    try:
-        mapping = objects.InstanceMapping.get_by_instance_uuid(ctx, uuid)
-    except exception.InstanceMappingNotFound:
-        mapping = None
-    if mapping is None or mapping.cell_mapping is None:
+    req = None
+    # The mapping and, for a server still building, its BuildRequest in
+    # one API-database read (one connection checkout and transaction end
+    # instead of two: a client polling a new server asks this often).
+    with session.api_reader(ctx):
         try:
-            req = objects.BuildRequest.get_by_instance_uuid(ctx, uuid)
-        except exception.BuildRequestNotFound:
+            mapping = objects.InstanceMapping.get_by_instance_uuid(ctx,
+                                                                   uuid)
+        except exception.InstanceMappingNotFound:
+            mapping = None
+        if mapping is None or mapping.cell_mapping is None:
+            try:
+                req = objects.BuildRequest.get_by_instance_uuid(ctx, uuid)
+            except exception.BuildRequestNotFound:
+                pass
+    if mapping is None or mapping.cell_mapping is None:
+        if req is None:
             # The conductor may have mapped the instance to its cell and
             # removed the BuildRequest since the mapping was read (Nova
-            # reads the mapping again too).
+            # reads the mapping again too): a new transaction, to see it.
             try:
                 mapping = objects.InstanceMapping.get_by_instance_uuid(
                     ctx, uuid)
@@ -151,6 +161,27 @@ def _pin_az(ctx, inst, zone):
         return
     spec.availability_zone = zone
     spec.save()
+
+
+def show_extras(ctx, uuids, specs=True, groups=False):
+    """What the server views read from the API database besides the
+    servers, in one read: ``(zones, hints)`` as ``request_specs`` (when
+    ``specs``) and ``{uuid: [group uuid]}`` (when ``groups``: a show)."""
+    zones, hints, by_server = {}, {}, {}
+    if not uuids or not (specs or groups):
+        return zones, hints, by_server
+    with session.api_reader(ctx):
+        if specs:
+            zones, hints = request_specs(ctx, uuids)
+        if groups:
+            for uuid in uuids:
+                try:
+                    group = objects.InstanceGroup.get_by_instance_uuid(
+                        ctx, uuid)
+                    by_server[uuid] = [group.uuid]
+                except exception.NotFound:
+                    by_server[uuid] = []
+    return zones, hints, by_server
 
 
 def request_specs(ctx, uuids):

@@ -267,17 +267,14 @@ def page_extras(req, instances, for_show=False):
                 for b in bdm_list if b.volume_id]
         if extras.show_host_status:
             extras.host_status.update(_host_status(cctxt, insts))
-    if req.version_matches("2.96") and real:
-        extras.pinned_az, extras.scheduler_hints = \
-            servers_api.request_specs(ctx, [i.uuid for i in real])
-    if for_show and req.version_matches("2.71"):
-        for inst in real:
-            try:
-                group = objects.InstanceGroup.get_by_instance_uuid(
-                    ctx, inst.uuid)
-                extras.server_groups[inst.uuid] = [group.uuid]
-            except exception.NotFound:
-                extras.server_groups[inst.uuid] = []
+    specs = req.version_matches("2.96")
+    groups = for_show and req.version_matches("2.71")
+    if real and (specs or groups):
+        zones, hints, server_groups = servers_api.show_extras(
+            ctx, [i.uuid for i in real], specs=specs, groups=groups)
+        if specs:
+            extras.pinned_az, extras.scheduler_hints = zones, hints
+        extras.server_groups.update(server_groups)
     return extras
 
 

@@ -652,19 +652,24 @@ def test_accept_reads_and_writes_in_one_api_transaction(cloud):
     API-database connection checkout and one COMMIT; the quota re-check
     reads afresh in a second one, after the commit."""
     import sqlalchemy as sa
-    from keel.db import session
 
-    engine = session.api_engine()
     seen = []
-    checkout = lambda *a: seen.append("checkout")
-    commit = lambda *a: seen.append("commit")
-    sa.event.listen(engine, "checkout", checkout)
-    sa.event.listen(engine, "commit", commit)
+    me = threading.get_ident()
+
+    def note(what):
+        # This request's only (the cloud's services run meanwhile).
+        return lambda *a: (seen.append(what)
+                           if threading.get_ident() == me else None)
+
+    checkout, commit = note("checkout"), note("commit")
+    # Every pool and engine: the API database's readers and writers.
+    sa.event.listen(sa.pool.Pool, "checkout", checkout)
+    sa.event.listen(sa.engine.Engine, "commit", commit)
     try:
         resp = _post(cloud.app, _server())
     finally:
-        sa.event.remove(engine, "checkout", checkout)
-        sa.event.remove(engine, "commit", commit)
+        sa.event.remove(sa.pool.Pool, "checkout", checkout)
+        sa.event.remove(sa.engine.Engine, "commit", commit)
     assert resp.status_int == 202
     # (Before: a reader for the flavor and limits, then a writer.)
     assert seen[:2] == ["checkout", "commit"]
@@ -699,3 +704,41 @@ def test_a_failed_write_leaves_no_record_behind(cloud, monkeypatch):
         mappings = s.execute(sa.select(sa.func.count()).select_from(
             models.InstanceMapping.__table__)).scalar()
     assert specs == builds == mappings
+
+
+def test_show_of_a_building_server_reads_the_api_database_twice(cloud):
+    """GET /servers/{id} while the server is a BuildRequest (what a client
+    waiting for ACTIVE polls): the mapping and the BuildRequest in one
+    API-database read, the request spec and server group in another (four
+    before), with Nova's answer."""
+    import sqlalchemy as sa
+
+    _drain(cloud)
+    project = uuid.uuid4().hex
+    resp = _post(cloud.app, _server(name="poll"), project=project)
+    assert resp.status_int == 202
+    server_id = resp.json["server"]["id"]
+    cloud.recorder.next_call(resp)
+    # Every pool (the API database's readers and writers; a building
+    # server has no cell to read).
+    engine = sa.pool.Pool
+    seen = []
+    me = threading.get_ident()
+    # This request's checkouts only (the cloud's services run meanwhile).
+    checkout = lambda *a: (seen.append("checkout")
+                           if threading.get_ident() == me else None)
+    sa.event.listen(engine, "checkout", checkout)
+    try:
+        req = webob.Request.blank(f"/v2.1/servers/{server_id}")
+        req.headers["X-Auth-Token"] = f"u1:{project}"
+        req.headers["OpenStack-API-Version"] = f"compute {LATEST}"
+        shown = req.get_response(cloud.app)
+    finally:
+        sa.event.remove(engine, "checkout", checkout)
+    assert shown.status_int == 200
+    body = shown.json["server"]
+    assert (body["status"], body["name"]) == ("BUILD", "poll")
+    assert body["server_groups"] == []
+    assert body["pinned_availability_zone"] is None
+    assert body["scheduler_hints"] == {}
+    assert seen == ["checkout", "checkout"]

@@ -140,12 +140,14 @@ def test_get_follows_a_build_request_the_conductor_just_consumed(
                             project_id=PROJECT, user_id="u1").create()
 
     def conductor_commits(ctx, instance_uuid):
-        with keel_context.target_cell(admin, cell) as cctxt:
+        # The conductor's own context (another process in real life).
+        conductor = keel_context.get_admin_context()
+        with keel_context.target_cell(conductor, cell) as cctxt:
             objects.Instance(cctxt, uuid=u, project_id=PROJECT,
                              user_id="u1", vm_state="building",
                              flavor=_flavor(), metadata={},
                              system_metadata={}).create()
-        mapping = objects.InstanceMapping.get_by_instance_uuid(admin, u)
+        mapping = objects.InstanceMapping.get_by_instance_uuid(conductor, u)
         mapping.cell_mapping = cell
         mapping.save()
         raise exception.BuildRequestNotFound(uuid=instance_uuid)
