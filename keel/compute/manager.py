@@ -140,6 +140,16 @@ class ComputeManager(manager.Manager):
         if self.driver is not None:
             # Guests changing state on their own reach the power sync.
             self.driver.register_event_listener(self.handle_events)
+        # The network API's and the notification helpers' modules are
+        # imported now, not by the first build (its latency, and a busy
+        # moment's CPU); which network API is used is still decided then.
+        from keel.compute.ops import notify
+        notify.warm_up()
+        try:
+            from keel.network import api  # noqa: F401
+            from keel.network import local  # noqa: F401
+        except ImportError:
+            pass
         self._update_available_resource(ctxt, startup=True)
         instances = None
         if self.driver is not None:

@@ -18,6 +18,12 @@ def _helper(name):
     return getattr(notif_instance, name, None)
 
 
+def warm_up():
+    """Import the notification helpers now (a service's start) rather
+    than in the first operation that emits one."""
+    _helper("notify_about_instance_usage")
+
+
 def _emit(name, *args, **kwargs):
     fn = _helper(name)
     if fn is None:
