@@ -157,23 +157,34 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
     matched = session.connection().execute(stmt, params).rowcount
     if matched:
         return
-    inst = models.Instance
-    actual = session.execute(sa.select(inst.task_state, inst.vm_state).where(
-        inst.uuid == uuid, inst.deleted == 0)).first()
-    if actual is None:
+    found = session.connection().execute(
+        _states_now(), {"w_uuid": uuid}).first()
+    if found is None:
         raise exception.InstanceNotFound(instance_id=uuid)
-    task_state, vm_state = actual
-    if "task_state" in expected and task_state not in expected["task_state"]:
-        cls = (exception.UnexpectedDeletingTaskStateError
-               if task_state == "deleting"
-               else exception.UnexpectedTaskStateError)
-        raise cls(instance_uuid=uuid, expected=expected["task_state"],
-                  actual=task_state)
-    if "vm_state" in expected and vm_state not in expected["vm_state"]:
-        raise exception.UnexpectedVMStateError(
-            instance_uuid=uuid, expected=expected["vm_state"],
-            actual=vm_state)
-    raise exception.InstanceUpdateConflict(instance_uuid=uuid)
+    # As Nova: the exception names only the states that conflict, each
+    # as {column: expected list} / {column: actual value}.
+    conflicts_expected, conflicts_actual = {}, {}
+    for column, actual in (("task_state", found.task_state),
+                           ("vm_state", found.vm_state)):
+        if column in expected and actual not in expected[column]:
+            conflicts_expected[column] = expected[column]
+            conflicts_actual[column] = actual
+    props = {"instance_uuid": uuid, "expected": conflicts_expected,
+             "actual": conflicts_actual}
+    if not conflicts_actual:
+        raise exception.InstanceUpdateConflict(**props)
+    if "task_state" in conflicts_actual:
+        if conflicts_actual["task_state"] == "deleting":
+            raise exception.UnexpectedDeletingTaskStateError(**props)
+        raise exception.UnexpectedTaskStateError(**props)
+    raise exception.UnexpectedVMStateError(**props)
+
+
+@functools.lru_cache(maxsize=None)
+def _states_now():
+    table = models.Instance.__table__
+    return sa.select(table.c.task_state, table.c.vm_state).where(
+        table.c.uuid == sa.bindparam("w_uuid"), table.c.deleted == 0)
 
 
 @functools.lru_cache(maxsize=64)

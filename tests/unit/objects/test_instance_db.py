@@ -80,7 +80,7 @@ def test_expected_task_state_is_compare_and_swap(ctx):
     second.task_state = "deleting"
     with pytest.raises(exception.UnexpectedTaskStateError) as err:
         second.save(expected_task_state=["spawning"])
-    assert err.value.kwargs["actual"] is None
+    assert err.value.kwargs["actual"] == {"task_state": None}
     # The losing writer changed nothing.
     got = objects.Instance.get_by_uuid(ctx, inst.uuid)
     assert (got.vm_state, got.task_state) == ("active", None)

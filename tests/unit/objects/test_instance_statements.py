@@ -197,7 +197,9 @@ def test_save_state_checks_with_null_and_values(ctx):
     stale.task_state = "block_device_mapping"
     with pytest.raises(exception.UnexpectedTaskStateError) as err:
         stale.save(expected_task_state=("scheduling", None))
-    assert err.value.kwargs["actual"] == "networking"
+    assert err.value.kwargs["actual"] == {"task_state": "networking"}
+    assert err.value.kwargs["expected"] == {
+        "task_state": ["scheduling", None]}
     assert objects.Instance.get_by_uuid(ctx, inst.uuid).task_state == \
         "networking"
 
@@ -226,3 +228,26 @@ def test_save_writes_extra_blobs_with_a_prebuilt_update(ctx):
         ctx, inst.uuid, expected_attrs=["numa_topology", "vcpu_model"])
     assert got.vcpu_model is None
     assert [c.memory for c in got.numa_topology.cells] == [128]
+
+
+def test_state_conflicts_are_reported_as_nova_does(ctx):
+    inst = _instance(ctx, task_state="spawning")
+    inst.vm_state = "active"
+    with pytest.raises(exception.UnexpectedTaskStateError) as err:
+        inst.save(expected_task_state="networking",
+                  expected_vm_state=["stopped", "error"])
+    # Every conflicting state, expected values as a list.
+    assert err.value.kwargs["expected"] == {
+        "task_state": ["networking"], "vm_state": ["stopped", "error"]}
+    assert err.value.kwargs["actual"] == {"task_state": "spawning",
+                                          "vm_state": "building"}
+    assert str(err.value) == (
+        "Conflict updating instance %s. Expected: {'task_state': "
+        "['networking'], 'vm_state': ['stopped', 'error']}. Actual: "
+        "{'task_state': 'spawning', 'vm_state': 'building'}" % inst.uuid)
+    # Only the vm_state conflicts: UnexpectedVMStateError naming it alone.
+    with pytest.raises(exception.UnexpectedVMStateError) as err:
+        inst.save(expected_task_state="spawning",
+                  expected_vm_state="stopped")
+    assert err.value.kwargs["expected"] == {"vm_state": ["stopped"]}
+    assert err.value.kwargs["actual"] == {"vm_state": "building"}
