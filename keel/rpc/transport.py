@@ -16,6 +16,7 @@ from keel.conf import CONF
 from keel.rpc import amqp_context
 from keel.rpc import amqp_polling
 from keel.rpc import executor as rpc_executor
+from keel.rpc import kombu_retry
 from keel.rpc import serializer as rpc_serializer
 
 if benchcounters.ENABLED:  # bench/boot.py only; nothing installed otherwise
@@ -26,6 +27,7 @@ LOG = logging.getLogger(__name__)
 # Before any transport exists: its reply waiter and listeners poll cheaply.
 amqp_polling.install()
 amqp_context.install()
+kombu_retry.install()
 
 # Exceptions raised by a server in these modules are re-raised as the same
 # class by the caller (others arrive as messaging.RemoteError).
