@@ -24,6 +24,14 @@ def _update_statement():
                      table.c.deleted: 0, table.c.deleted_at: None}))
 
 
+@functools.lru_cache(maxsize=None)
+def _select_statement():
+    """The instance's cache row, deleted or not."""
+    table = models.InstanceInfoCache.__table__
+    return sa.select(table).where(
+        table.c.instance_uuid == sa.bindparam("w_uuid"))
+
+
 @base.KeelObjectRegistry.register
 class InstanceInfoCache(base.KeelPersistentObject, base.KeelObject):
     VERSION = '1.5'
@@ -77,15 +85,18 @@ class InstanceInfoCache(base.KeelPersistentObject, base.KeelObject):
                 self.deleted = False
                 self.deleted_at = None
                 return
-        row = session.execute(sa.select(cache).where(
-            cache.instance_uuid == self.instance_uuid)).scalars().first()
-        if row is None:
-            row = models.InstanceInfoCache(instance_uuid=self.instance_uuid)
-            session.add(row)
-        row.network_info = blob
-        row.deleted = 0
-        row.deleted_at = None
-        session.flush()
+        # A cache object not read from its row (the compute sends one it
+        # made): the row, deleted or not, is read and written with Core
+        # statements built once, or made if there is none.
+        found = session.connection().execute(
+            _select_statement(), {"w_uuid": self.instance_uuid}).first()
+        if found is None:
+            row = h.insert_row(session, cache, {
+                "instance_uuid": self.instance_uuid, "network_info": blob})
+        else:
+            row = h.update_row(
+                session, h.RowValues(cache, found._mapping),
+                {"network_info": blob, "deleted": 0, "deleted_at": None})
         self._from_db_object(self._context, self, row)
 
     @base.remotable

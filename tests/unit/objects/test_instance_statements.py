@@ -251,3 +251,46 @@ def test_state_conflicts_are_reported_as_nova_does(ctx):
                   expected_vm_state="stopped")
     assert err.value.kwargs["expected"] == {"vm_state": ["stopped"]}
     assert err.value.kwargs["actual"] == {"vm_state": "building"}
+
+
+def _cache_made_by_compute(uuid, vif_id):
+    # What a compute sends: a cache it built, not read from the row.
+    cache = objects.InstanceInfoCache(instance_uuid=uuid)
+    cache.network_info = [{"id": vif_id, "address": "fa:16:3e:00:00:02"}]
+    return cache
+
+
+def _cache_row(ctx, uuid):
+    from keel.db.cell import models
+    with session.cell_engine().connect() as conn:
+        return conn.execute(sa.select(
+            models.InstanceInfoCache.__table__).where(
+            models.InstanceInfoCache.instance_uuid == uuid)).first()
+
+
+@pytest.mark.parametrize("row", ["live", "deleted", "missing"])
+def test_info_cache_save_of_a_cache_not_read_from_its_row(ctx, row):
+    from keel.db.cell import models
+    inst = _instance(ctx)
+    if row == "deleted":
+        objects.Instance.get_by_uuid(ctx, inst.uuid).destroy()
+    elif row == "missing":
+        with session.cell_engine().begin() as conn:
+            conn.execute(sa.delete(models.InstanceInfoCache.__table__))
+    before = _cache_row(ctx, inst.uuid)
+    cache = _cache_made_by_compute(inst.uuid, "port-9")
+    cache._context = ctx
+    cache.save()
+    after = _cache_row(ctx, inst.uuid)
+    # The row (made if missing) is live with the new network info, and
+    # the object holds what the row holds.
+    assert after.deleted == 0 and after.deleted_at is None
+    assert '"port-9"' in after.network_info
+    if before is not None:
+        assert after.id == before.id
+        assert after.created_at == before.created_at
+    assert after.updated_at is not None or row == "missing"
+    assert [v["id"] for v in cache.network_info] == ["port-9"]
+    assert _naive(cache.created_at) == _naive(after.created_at)
+    assert _naive(cache.updated_at) == _naive(after.updated_at)
+    assert cache.deleted is False and cache.deleted_at is None
