@@ -175,3 +175,28 @@ def test_no_build_threads_builds_on_the_rpc_thread(monkeypatch):
     _cast(task_mgr, "u1")
     assert ran == [(threading.current_thread(), "u1")]
     mgr.set_shutdown_in_progress()
+
+
+
+def test_the_manager_imports_what_builds_need_when_made():
+    # The first builds of a worker do not pay for importing the clients,
+    # the quota re-check and the notifications (a fresh interpreter: the
+    # test session has imported them all already).
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from keel.conductor import manager\n"
+        "wanted = manager._BUILD_MODULES\n"
+        "before = [m for m in wanted if m in sys.modules]\n"
+        "task_mgr = manager.ComputeTaskManager('h', tracker=None)\n"
+        "task_mgr.stop_builds()\n"
+        "print(before, all(m in sys.modules for m in wanted),\n"
+        "      task_mgr._clients)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    before, loaded, clients = out.rsplit("\n", 2)[-2].rsplit(" ", 2)
+    assert loaded == "True"
+    assert clients == "None"    # the clients are still made on first use
+    assert before != str(list(conductor_manager._BUILD_MODULES))
