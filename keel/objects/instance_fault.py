@@ -45,10 +45,9 @@ class InstanceFault(base.KeelPersistentObject, base.KeelObject,
         values = h.changes_for_db(self, models.InstanceFault)
         if values.get("message"):
             values["message"] = values["message"][:_MESSAGE_LEN]
-        with h.cell_writer(self._context) as s:
-            row = models.InstanceFault(**values)
-            s.add(row)
-            s.flush()
+        # A Core INSERT built once (a failed build or delete records one).
+        with h.cell_core_writer(self._context) as s:
+            row = h.insert_row(s, models.InstanceFault, values)
             self._from_db_object(self._context, self, row)
 
 

@@ -121,3 +121,23 @@ def test_event_finish_reads_action_and_event_at_once(ctx, instance):
     newest = objects.InstanceAction.get_by_request_id(ctx, instance.uuid,
                                                       ctx.request_id)
     assert done.action_id == newest.id and done.result == "Success"
+
+
+def test_fault_create_is_one_insert_and_matches_a_reread(ctx, instance):
+    from tests.unit.objects.test_instance_statements import _naive
+    from tests.unit.objects.test_instance_statements import _statements
+
+    fault = objects.InstanceFault(ctx, instance_uuid=instance.uuid, code=500,
+                                  message="boom", details="trace",
+                                  host="h1")
+    with _statements() as seen:
+        fault.create()
+    assert seen == ["INSERT"], seen
+    assert fault.id and not fault.obj_what_changed()
+    got = objects.InstanceFault.get_latest_for_instance(ctx, instance.uuid)
+    for name in fault.fields:
+        assert fault.obj_attr_is_set(name) == got.obj_attr_is_set(name), \
+            name
+        if got.obj_attr_is_set(name):
+            assert _naive(getattr(fault, name)) == \
+                _naive(getattr(got, name)), name
