@@ -5,6 +5,7 @@ import datetime
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
+from oslo_versionedobjects import fields as ovoo_fields
 import sqlalchemy as sa
 
 from keel.conf import CONF
@@ -484,9 +485,25 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                 self.info_cache._save_in_session(s)
         if "updated_at" in values:
             self.updated_at = values["updated_at"]
-        self.obj_reset_changes(recursive=True)
+        self._reset_saved(changes)
         if old_states is not None:
             self._send_update(old_states)
+
+    def _reset_saved(self, changes):
+        """obj_reset_changes(recursive=True) knowing what changed: oslo's
+        recursive reset works the changes out again (every nested object
+        walked, the metadata dicts compared) on each save."""
+        for name in changes:
+            value = self.__dict__.get("_obj_" + name)
+            if value is None:
+                continue
+            field = self.fields[name]
+            if isinstance(field, ovoo_fields.ObjectField):
+                value.obj_reset_changes(recursive=True)
+            elif isinstance(field, ovoo_fields.ListOfObjectsField):
+                for item in value:
+                    item.obj_reset_changes(recursive=True)
+        self.obj_reset_changes()
 
     def _send_update(self, old_states):
         from keel.notifications import instance as notify_instance

@@ -294,3 +294,24 @@ def test_info_cache_save_of_a_cache_not_read_from_its_row(ctx, row):
     assert _naive(cache.created_at) == _naive(after.created_at)
     assert _naive(cache.updated_at) == _naive(after.updated_at)
     assert cache.deleted is False and cache.deleted_at is None
+
+
+def test_save_leaves_nothing_changed_in_nested_objects(ctx):
+    inst = objects.Instance.get_by_uuid(
+        ctx, _instance(ctx).uuid,
+        expected_attrs=["info_cache", "flavor", "metadata"])
+    inst.info_cache.network_info = [{"id": "port-3"}]
+    inst.flavor.extra_specs = {"hw:cpu_policy": "shared"}
+    inst.metadata["k"] = "v"
+    inst.task_state = "spawning"
+    assert {"info_cache", "flavor", "metadata", "task_state"} <= \
+        inst.obj_what_changed()
+    inst.save()
+    assert not inst.obj_what_changed()
+    assert not inst.info_cache.obj_what_changed()
+    assert not inst.flavor.obj_what_changed()
+    got = objects.Instance.get_by_uuid(
+        ctx, inst.uuid, expected_attrs=["info_cache", "flavor", "metadata"])
+    assert [v["id"] for v in got.info_cache.network_info] == ["port-3"]
+    assert got.flavor.extra_specs == {"hw:cpu_policy": "shared"}
+    assert got.metadata["k"] == "v" and got.task_state == "spawning"
