@@ -220,4 +220,5 @@ def test_workers_do_not_outlive_a_killed_launcher(tmp_path):
     proc.wait()
     # Each worker is told (SIGTERM) and stops as it would on a stop.
     _until(lambda: len(_events(out, "stopped")) == 2)
-    assert all(_gone(pids[0]) for pids in _events(out, "started").values())
+    _until(lambda: all(_gone(pids[0])
+                       for pids in _events(out, "started").values()))
