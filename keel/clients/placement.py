@@ -23,6 +23,7 @@ from keystoneauth1 import adapter as ks_adapter
 
 from keel import benchcounters
 from keel import exception
+from keel.clients import http_session
 
 LOG = logging.getLogger(__name__)
 
@@ -78,7 +79,8 @@ class PlacementError(exception.NovaException):
 def build_adapter(conf, **kwargs):
     """A keystoneauth1 Adapter from the ``[placement]`` options."""
     auth = ks_loading.load_auth_from_conf_options(conf, GROUP)
-    sess = ks_loading.load_session_from_conf_options(conf, GROUP, auth=auth)
+    sess = ks_loading.load_session_from_conf_options(
+        conf, GROUP, auth=auth, session=http_session.EnvCachingSession())
     kwargs.setdefault("raise_exc", False)
     return ks_loading.load_adapter_from_conf_options(
         conf, GROUP, session=sess, auth=auth, **kwargs)
@@ -86,7 +88,8 @@ def build_adapter(conf, **kwargs):
 
 def adapter_for_endpoint(endpoint):
     """An unauthenticated Adapter on a known endpoint (embedded Placement)."""
-    sess = ks_session.Session(auth=None)
+    sess = ks_session.Session(auth=None,
+                              session=http_session.EnvCachingSession())
     return ks_adapter.Adapter(sess, service_type="placement",
                               endpoint_override=endpoint, raise_exc=False)
 
