@@ -108,14 +108,21 @@ def spacing(conf=CONF):
 # The orphan sweep reads every node's allocations from Placement: as
 # often as a compute sweeps its own nodes (keel/compute/manager.py), not
 # at the spacing of the build nets. Live computes clean their nodes
-# themselves; this one is for nodes whose compute never comes back.
+# themselves; this one is for nodes whose compute never comes back. The
+# first pass comes one period after the conductor starts (as a periodic
+# task that does not run immediately): each of its workers read every
+# node's allocations in its first seconds, in the middle of whatever load
+# came with the (re)start, for nodes the computes clean at their own start.
 ORPHANS_SPACING = 600
 _orphans_last = [None]
 
 
 def _orphans_due(now):
     last = _orphans_last[0]
-    if last is not None and now - last < ORPHANS_SPACING:
+    if last is None:
+        _orphans_last[0] = now
+        return False
+    if now - last < ORPHANS_SPACING:
         return False
     _orphans_last[0] = now
     return True

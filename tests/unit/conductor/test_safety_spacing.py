@@ -2,9 +2,11 @@
 from keel.conductor.tasks import safety
 
 
-def test_orphan_sweep_first_run_then_every_orphans_spacing(monkeypatch):
+def test_orphan_sweep_one_period_after_start_then_every_period(monkeypatch):
     monkeypatch.setattr(safety, "_orphans_last", [None])
     spacing = safety.ORPHANS_SPACING
+    assert not safety._orphans_due(1000.0 - spacing)
+    assert not safety._orphans_due(1000.0 - 1)
     assert safety._orphans_due(1000.0)
     assert not safety._orphans_due(1000.0 + safety.spacing())
     assert not safety._orphans_due(1000.0 + spacing - 1)
@@ -13,7 +15,8 @@ def test_orphan_sweep_first_run_then_every_orphans_spacing(monkeypatch):
 
 
 def test_run_skips_the_orphan_sweep_between_periods(monkeypatch):
-    monkeypatch.setattr(safety, "_orphans_last", [None])
+    monkeypatch.setattr(safety, "_orphans_last",
+                        [-safety.ORPHANS_SPACING])
     calls = []
     monkeypatch.setattr(safety, "redrive_lost_builds",
                         lambda *a: calls.append("redriven") or [])
