@@ -172,9 +172,10 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
     @base.remotable
     def save(self, prune_stats=False):
         values = self._values_for_db()
-        with h.cell_writer(self._context) as s:
-            # Core statements built once (no ORM unit of work): the row is
-            # still read, so the object comes back as the database has it.
+        # The connection-mode transaction (no ORM Session): both statements
+        # are Core, built once. The row is still read, so the object comes
+        # back as the database has it (another writer's mapped, a merge).
+        with h.cell_core_writer(self._context) as s:
             row = h.read_live_row(s, models.ComputeNode, self.id)
             if row is None:
                 raise exception.ComputeHostNotFound(host=self.id)
