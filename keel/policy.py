@@ -5,11 +5,14 @@ read by oslo.policy itself; a policy.yaml overrides any default. A check that
 fails raises PolicyNotAuthorized (403 "Policy doesn't allow X to be
 performed."), also when the token's scope is wrong for the rule.
 """
+import inspect
 import threading
 import time
+import types
 
 from oslo_config import cfg
 from oslo_log import log as logging
+from oslo_policy import _checks as oslo_checks
 from oslo_policy import policy as oslo_policy
 
 from keel import exception
@@ -20,6 +23,52 @@ LOG = logging.getLogger(__name__)
 
 _ENFORCER = None
 _LOCK = threading.Lock()
+
+
+# oslo.policy evaluates every check of a rule through ``_checks._check``,
+# which asks inspect.getfullargspec(check.__call__) each time whether the
+# check takes ``current_rule`` (~30 us a check, ~3-4% of a POST /servers).
+# The answer depends only on the check class's __call__ function, so it is
+# worked out once per function; the call made is the same as oslo's.
+_oslo_check = oslo_checks._check
+_takes_current_rule = {}
+
+
+def _check(rule, target, creds, enforcer, current_rule):
+    call = getattr(type(rule), "__call__", None)
+    # A plain method of the class (every oslo and keel check): cached. An
+    # instance-level __call__ or another kind of callable: oslo's own way.
+    if type(call) is not types.FunctionType or \
+            "__call__" in getattr(rule, "__dict__", ()):
+        return _oslo_check(rule, target, creds, enforcer, current_rule)
+    takes = _takes_current_rule.get(call)
+    if takes is None:
+        takes = len(inspect.getfullargspec(rule.__call__).args) > 4
+        _takes_current_rule[call] = takes
+    if takes:
+        return rule(target, creds, enforcer, current_rule)
+    return rule(target, creds, enforcer)  # a legacy 3-argument check
+
+
+def _oslo_check_is_known():
+    """The oslo.policy code this was written against: a module-level
+    ``_check(rule, target, creds, enforcer, current_rule)`` that calls
+    getfullargspec (composite checks and Enforcer.enforce look it up in
+    the module on each call, so replacing it reaches them all)."""
+    code = getattr(_oslo_check, "__code__", None)
+    return (code is not None and "getfullargspec" in code.co_names and
+            code.co_varnames[:5] == ("rule", "target", "creds", "enforcer",
+                                     "current_rule"))
+
+
+def install_check_cache():
+    """Use the cached-argspec _check (idempotent; another oslo.policy whose
+    _check is not the one above is left alone)."""
+    if oslo_checks._check is _oslo_check and _oslo_check_is_known():
+        oslo_checks._check = _check
+
+
+install_check_cache()
 
 
 class _Enforcer(oslo_policy.Enforcer):

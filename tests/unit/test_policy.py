@@ -194,3 +194,150 @@ def test_well_known_nova_rule_names_exist():
                  "os_compute_api:os-server-external-events:create",
                  "compute:server:topology:host:index"):
         assert name in names
+
+
+# --- the cached argspec of oslo.policy's _check ---------------------------
+
+import inspect  # noqa: E402
+
+from oslo_policy import _checks as oslo_checks  # noqa: E402
+
+TARGETS = [{"project_id": "p1", "user_id": "alice"},
+           {"project_id": "p2", "user_id": "eve"}, {}]
+OVERRIDE = """
+"project_reader_api": "role:auditor and project_id:%(project_id)s"
+"project_member_api": "(role:member or role:operator) and not role:banned"
+"os_compute_api:servers:show": "rule:project_reader_api or user_id:%(user_id)s"
+"os_compute_api:servers:create": "@"
+"os_compute_api:servers:delete": "!"
+"os_compute_api:servers:index": "'p1':%(project_id)s or is_admin:True"
+"context_is_admin": "role:admin or role:cloud_admin"
+"""
+EXTRA_PERSONAS = {
+    "auditor": dict(user_id="carol", project_id="p1", roles=["auditor"]),
+    "operator": dict(user_id="dan", project_id="p1",
+                     roles=["operator", "reader"]),
+    "banned": dict(user_id="mallory", project_id="p1",
+                   roles=["member", "banned"]),
+    "cloud_admin": dict(user_id="ops", project_id="p9",
+                        roles=["cloud_admin"]),
+}
+
+
+def _decisions():
+    """Every registered rule for every persona and target."""
+    personas = dict(PERSONAS, **EXTRA_PERSONAS)
+    out = {}
+    for rule in policies.list_rules():
+        for name, creds in personas.items():
+            ctx = context.RequestContext(**creds)
+            for i, target in enumerate(TARGETS):
+                out[rule.name, name, i] = bool(policy.authorize(
+                    ctx, rule.name, dict(target), do_raise=False))
+    return out
+
+
+def _decisions_both_ways(monkeypatch):
+    """(with keel's _check, with oslo's own), from fresh enforcers."""
+    assert oslo_checks._check is policy._check
+    policy.reset()
+    cached = _decisions()
+    with monkeypatch.context() as m:
+        m.setattr(oslo_checks, "_check", policy._oslo_check)
+        policy.reset()
+        original = _decisions()
+    policy.reset()
+    return cached, original
+
+
+@pytest.mark.parametrize("new_defaults", [True, False])
+def test_cached_check_decides_as_oslo_on_default_rules(conf, monkeypatch,
+                                                       new_defaults):
+    conf.config(enforce_new_defaults=new_defaults, group="oslo_policy")
+    cached, original = _decisions_both_ways(monkeypatch)
+    assert cached == original
+    # the comparison is not vacuous: both outcomes occur
+    assert set(cached.values()) == {True, False}
+
+
+def test_cached_check_decides_as_oslo_with_a_policy_file(conf, tmp_path,
+                                                         monkeypatch):
+    path = tmp_path / "policy.yaml"
+    path.write_text(OVERRIDE)
+    conf.config(policy_file=str(path), group="oslo_policy")
+    cached, original = _decisions_both_ways(monkeypatch)
+    assert cached == original
+    # the file is in force: the auditor reads, the banned member does not
+    # pass project_member_api, delete is nobody's
+    assert cached["os_compute_api:servers:show", "auditor", 0]
+    assert not cached["os_compute_api:servers:show", "reader", 0]
+    assert cached["os_compute_api:servers:create", "no_roles", 1]
+    assert not any(v for k, v in cached.items()
+                   if k[0] == "os_compute_api:servers:delete")
+    assert cached["context_is_admin", "cloud_admin", 2]
+
+
+def test_no_argspec_per_check(conf, monkeypatch):
+    calls = []
+    real = inspect.getfullargspec
+    monkeypatch.setattr(inspect, "getfullargspec",
+                        lambda f: calls.append(f) or real(f))
+    ctx = context.RequestContext(**PERSONAS["member"])
+    rules = ("os_compute_api:servers:show", "os_compute_api:servers:create",
+             "context_is_admin", "project_member_or_admin")
+    for rule in rules:       # each check class seen once
+        policy.authorize(ctx, rule, dict(TARGET), do_raise=False)
+    calls.clear()
+    for _ in range(3):
+        for rule in rules:
+            policy.authorize(ctx, rule, dict(TARGET), do_raise=False)
+    assert calls == []
+    # oslo's own _check asks on every check
+    monkeypatch.setattr(oslo_checks, "_check", policy._oslo_check)
+    policy.authorize(ctx, rules[0], dict(TARGET), do_raise=False)
+    assert len(calls) >= 2
+
+
+class _LegacyCheck(oslo_checks.Check):
+    """A check written before oslo.policy passed current_rule."""
+
+    seen = []
+
+    def __call__(self, target, creds, enforcer):
+        self.seen.append(None)
+        return self.match == "yes"
+
+
+class _RuleAwareCheck(oslo_checks.Check):
+    seen = []
+
+    def __call__(self, target, creds, enforcer, current_rule=None):
+        self.seen.append(current_rule)
+        return True
+
+
+def test_legacy_and_rule_aware_checks(conf, monkeypatch):
+    monkeypatch.setitem(oslo_checks.registered_checks, "keellegacy",
+                        _LegacyCheck)
+    monkeypatch.setitem(oslo_checks.registered_checks, "keelaware",
+                        _RuleAwareCheck)
+    enforcer = policy.init()
+    enforcer.register_default(oslo_policy.RuleDefault(
+        "test:legacy", "keellegacy:yes and keelaware:x"))
+    enforcer.register_default(oslo_policy.RuleDefault(
+        "test:legacy_no", "keellegacy:no or not keelaware:x"))
+    ctx = _ctx(["member"])
+    assert policy.authorize(ctx, "test:legacy", {}) is True
+    assert _RuleAwareCheck.seen[-1] == "test:legacy"
+    assert policy.authorize(ctx, "test:legacy_no", {},
+                            do_raise=False) is False
+    assert _LegacyCheck.seen
+
+
+def test_instance_level_call_goes_the_oslo_way(conf):
+    check = oslo_checks.TrueCheck()
+    check.__call__ = lambda target, creds, enforcer: False
+    # oslo inspects the instance's __call__ (3 arguments: legacy call) but
+    # calls the class's; keel's _check does what oslo's does
+    assert policy._check(check, {}, {}, None, "r") == \
+        policy._oslo_check(check, {}, {}, None, "r")
