@@ -1,7 +1,9 @@
 """Objects: Service, ServiceList (the cell database's services table)."""
+import functools
 import threading
 import time
 
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -30,6 +32,27 @@ _NOT_COLUMNS = ("compute_node", "availability_zone")
 MIN_VERSION_CACHE_SECONDS = 60
 _min_version_cache = {}     # (cell uuid, binary) -> (version, monotonic)
 _min_version_lock = threading.Lock()
+
+
+# What a heartbeat writes, and the columns it leaves alone that others may
+# change (disable, force-down, an upgrade's version): see Service._beat.
+_BEAT_COLUMNS = frozenset(("report_count", "last_seen_up"))
+_BEAT_CHECKED = ("uuid", "host", "binary", "topic", "disabled",
+                 "disabled_reason", "forced_down", "version")
+_BEAT_NEEDS = _BEAT_CHECKED + ("id",)
+
+
+@functools.lru_cache(maxsize=1)
+def _beat_statement():
+    table = models.Service.__table__
+    where = [table.c.id == sa.bindparam("w_id"), table.c.deleted == 0,
+             table.c.report_count < sa.bindparam("c_report_count")]
+    where += [table.c[name].is_not_distinct_from(sa.bindparam("c_" + name))
+              for name in _BEAT_CHECKED]
+    return sa.update(table).where(*where).values(
+        report_count=sa.bindparam("v_report_count"),
+        last_seen_up=sa.bindparam("v_last_seen_up"),
+        updated_at=sa.bindparam("v_updated_at"))
 
 
 def clear_min_version_cache():
@@ -226,13 +249,43 @@ class Service(base.KeelPersistentObject, base.KeelObject):
             return
         self._check_minimum_version()
         with h.cell_core_writer(self._context) as s:
+            if self._beat(s, values):
+                return
             # Core statements built once (no ORM unit of work): the row is
-            # still read, so the object comes back as the database has it.
+            # read, so the object comes back as the database has it.
             row = h.read_live_row(s, models.Service, self.id)
             if row is None:
                 raise exception.ServiceNotFound(service_id=self.id)
+            if ("report_count" in values and "last_seen_up" not in values
+                    and values["report_count"] > row.report_count):
+                # Nova's database layer stamps a growing report_count as
+                # the last heartbeat (its computes send report_count only).
+                values["last_seen_up"] = timeutils.utcnow()
             h.update_row(s, row, values)
             self._from_db_object(self._context, self, row)
+
+    def _beat(self, s, values):
+        """A heartbeat (report_count grown, last_seen_up given) in one
+        UPDATE instead of a row read and an UPDATE: it only matches the
+        live row while the columns a beat leaves alone still hold what the
+        caller has, so the object is then what a re-read would give. False
+        (nothing written) sends the save the long way: a deleted row, an
+        operator's disable or force-down, report_count not growing."""
+        if set(values) != _BEAT_COLUMNS or not all(
+                self.obj_attr_is_set(name) for name in _BEAT_NEEDS):
+            return False
+        now = timeutils.utcnow()
+        params = {"w_id": self.id, "v_updated_at": now,
+                  "v_report_count": values["report_count"],
+                  "c_report_count": values["report_count"],
+                  "v_last_seen_up": values["last_seen_up"]}
+        for name in _BEAT_CHECKED:
+            params["c_" + name] = getattr(self, name)
+        if s.connection().execute(_beat_statement(), params).rowcount != 1:
+            return False
+        self.updated_at = now
+        self.obj_reset_changes()
+        return True
 
     @base.remotable
     def destroy(self):
