@@ -47,8 +47,14 @@ def _beat_statement():
     table = models.Service.__table__
     where = [table.c.id == sa.bindparam("w_id"), table.c.deleted == 0,
              table.c.report_count < sa.bindparam("c_report_count")]
-    where += [table.c[name].is_not_distinct_from(sa.bindparam("c_" + name))
-              for name in _BEAT_CHECKED]
+    for name in _BEAT_CHECKED:
+        column, value = table.c[name], sa.bindparam("c_" + name)
+        if isinstance(column.type, sa.String):
+            # Byte for byte: MariaDB's default collation would take a
+            # reason changed only in case (or trailing spaces) as equal.
+            column = sa.cast(column, sa.LargeBinary)
+            value = sa.cast(value, sa.LargeBinary)
+        where.append(column.is_not_distinct_from(value))
     return sa.update(table).where(*where).values(
         report_count=sa.bindparam("v_report_count"),
         last_seen_up=sa.bindparam("v_last_seen_up"),

@@ -109,3 +109,19 @@ def test_report_count_alone_stamps_last_seen_up_as_novas_database(ctx):
     behind.save()
     assert _naive(behind.last_seen_up) == _naive(seen_up)
     _assert_as_reread(ctx, behind)
+
+
+def test_heartbeat_sees_a_reason_changed_only_in_case(ctx):
+    # MariaDB's default collation compares strings without case.
+    svc = _service(ctx)
+    other = objects.Service.get_by_id(ctx, svc.id)
+    other.disabled = True
+    other.disabled_reason = "Maintenance"
+    other.save()
+    _beat(svc)
+    assert svc.disabled_reason == "Maintenance"
+    other.disabled_reason = "maintenance "
+    other.save()
+    _beat(svc)
+    assert svc.disabled_reason == "maintenance "
+    _assert_as_reread(ctx, svc)
