@@ -79,6 +79,55 @@ class RequestContext(oslo_context.RequestContext):
 
     @classmethod
     def from_dict(cls, values):
+        """The context of an incoming RPC message. Every message makes one,
+        so the attributes are set here directly, as oslo's from_dict and
+        both __init__ would set them (~2x cheaper than the keyword chain;
+        a test compares both ways on varied dicts)."""
+        if cls.FROM_DICT_EXTRA_KEYS:
+            return cls._from_dict_via_init(values)
+        get = values.get
+        timestamp = get("timestamp")
+        if isinstance(timestamp, str):
+            timestamp = _parse_timestamp(timestamp)
+        new = cls.__new__(cls)
+        new.__dict__.update({
+            "user_id": get("user_id"), "project_id": get("project_id"),
+            "domain_id": get("domain"), "user_domain_id": get("user_domain"),
+            "project_domain_id": get("project_domain"),
+            "auth_token": get("auth_token"), "user_name": get("user_name"),
+            "project_name": get("project_name"),
+            "domain_name": get("domain_name"),
+            "system_scope": get("system_scope"),
+            "user_domain_name": get("user_domain_name"),
+            "project_domain_name": get("project_domain_name"),
+            "_is_admin": bool(get("is_admin", False)),
+            "is_admin_project": get("is_admin_project", True),
+            "read_only": get("read_only", False),
+            "show_deleted": get("show_deleted", False),
+            "resource_uuid": get("resource_uuid"),
+            "roles": get("roles") or [],
+            "service_token": None, "service_user_id": None,
+            "service_user_name": None, "service_user_domain_id": None,
+            "service_user_domain_name": None, "service_project_id": None,
+            "service_project_name": None, "service_project_domain_id": None,
+            "service_project_domain_name": None, "service_roles": [],
+            "request_id": (get("request_id")
+                           or oslo_context.generate_request_id()),
+            "global_request_id": get("global_request_id"),
+            "remote_address": get("remote_address"),
+            "timestamp": timestamp or timeutils.utcnow(),
+            "quota_class": get("quota_class"),
+            "service_catalog": get("service_catalog") or [],
+            "user_auth_plugin": None,
+            "db_connection": None, "mq_connection": None, "cell_uuid": None,
+        })
+        new.read_deleted = get("read_deleted", "no")  # validated
+        new.update_store()  # as oslo's __init__ (overwrite=True)
+        return new
+
+    @classmethod
+    def _from_dict_via_init(cls, values):
+        """from_dict through oslo's from_dict and both __init__."""
         return super().from_dict(
             values,
             user_id=values.get("user_id"),
