@@ -359,13 +359,21 @@ def pool_sqlite_connections(engine):
 
 def api_context_manager():
     global _api_context
+    # Every API-database transaction asks. Once built, the context is
+    # answered without the module lock: reading the global is atomic and
+    # it is published only after its engines are set up (below), so no
+    # thread sees a half-built one; only the first callers queue.
+    ctx_mgr = _api_context
+    if ctx_mgr is not None:
+        return ctx_mgr
     with _lock:
         if _api_context is None:
             opts = _db_options("api_database")
             if not opts.get("connection"):
                 raise RuntimeError("[api_database]/connection is not set")
-            _api_context = _new_context_manager(**opts)
-            _install_sqlite_engines(_api_context)
+            ctx_mgr = _new_context_manager(**opts)
+            _install_sqlite_engines(ctx_mgr)
+            _api_context = ctx_mgr
         return _api_context
 
 

@@ -240,3 +240,76 @@ def test_engine_without_oslo_begin_hook_is_left_to_its_driver(tmp_path):
             conn.exec_driver_sql("INSERT INTO q (id) VALUES (1)")
     finally:
         engine.dispose()
+
+
+@pytest.fixture
+def api_db(tmp_path):
+    from keel.conf import CONF
+    session.reset()
+    CONF.set_override("connection", f"sqlite:///{tmp_path}/api.sqlite",
+                      group="api_database")
+    yield
+    CONF.clear_override("connection", group="api_database")
+    session.reset()
+
+
+def test_api_context_is_answered_without_the_module_lock(api_db):
+    first = session.api_context_manager()
+    got = []
+    with session._lock:    # held elsewhere (another cell being opened)
+        t = threading.Thread(
+            target=lambda: got.append(session.api_context_manager()))
+        t.start()
+        t.join(5)
+        assert not t.is_alive(), "api_context_manager() waited for the lock"
+    assert got == [first]
+    session.reset()
+    assert session.api_context_manager() is not first
+
+
+def test_api_context_is_published_once_built(api_db, monkeypatch):
+    """Threads asking while the first caller still sets the engines up wait
+    for it and all get the same, finished context."""
+    started, release = threading.Event(), threading.Event()
+    real = session._install_sqlite_engines
+
+    def slow_install(ctx_mgr):
+        started.set()
+        assert release.wait(5)
+        real(ctx_mgr)
+        ctx_mgr.keel_test_installed = True
+    monkeypatch.setattr(session, "_install_sqlite_engines", slow_install)
+    got, errors = [], []
+
+    def ask():
+        try:
+            ctx_mgr = session.api_context_manager()
+            got.append((ctx_mgr, getattr(ctx_mgr, "keel_test_installed",
+                                         False)))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+    builder = threading.Thread(target=ask)
+    builder.start()
+    assert started.wait(5)
+    others = [threading.Thread(target=ask) for _ in range(4)]
+    for t in others:
+        t.start()
+    time.sleep(0.1)
+    assert got == []       # nobody has a context before it is set up
+    release.set()
+    for t in [builder] + others:
+        t.join(5)
+    assert not errors
+    assert len(got) == 5 and len({id(c) for c, _ in got}) == 1
+    assert all(installed for _, installed in got)
+
+
+def test_api_context_not_kept_when_its_setup_fails(api_db, monkeypatch):
+    def broken(ctx_mgr):
+        raise RuntimeError("cannot open")
+    monkeypatch.setattr(session, "_install_sqlite_engines", broken)
+    with pytest.raises(RuntimeError):
+        session.api_context_manager()
+    assert session._api_context is None
+    monkeypatch.undo()
+    assert session.api_context_manager() is session.api_context_manager()
