@@ -334,10 +334,16 @@ def test_legacy_and_rule_aware_checks(conf, monkeypatch):
     assert _LegacyCheck.seen
 
 
+class _EchoRuleCheck(oslo_checks.Check):
+    def __call__(self, target, creds, enforcer, current_rule=None):
+        return current_rule
+
+
 def test_instance_level_call_goes_the_oslo_way(conf):
-    check = oslo_checks.TrueCheck()
-    check.__call__ = lambda target, creds, enforcer: False
-    # oslo inspects the instance's __call__ (3 arguments: legacy call) but
-    # calls the class's; keel's _check does what oslo's does
-    assert policy._check(check, {}, {}, None, "r") == \
-        policy._oslo_check(check, {}, {}, None, "r")
+    check = _EchoRuleCheck("echo", "x")
+    assert policy._check(check, {}, {}, None, "r") == "r"
+    check.__call__ = lambda target, creds, enforcer: "never called"
+    # oslo inspects the instance's __call__ (3 arguments: the legacy call,
+    # no current_rule) but calls the class's; keel's _check does the same
+    assert policy._oslo_check(check, {}, {}, None, "r") is None
+    assert policy._check(check, {}, {}, None, "r") is None
