@@ -119,20 +119,28 @@ def cell_transport(url):
 
 
 def cleanup():
-    """Close every transport this process opened (service stop, tests)."""
+    """Close every transport this process opened (service stop, tests).
+
+    The registry is emptied under the lock, the transports are closed
+    outside it: closing one whose broker went away can block for ever
+    (oslo.messaging joins a heartbeat thread that retries the broker), and
+    keel.service gives up waiting for that after a while -- a close still
+    stuck must not hold the lock every later init() and cleanup() need.
+    """
     global _default, _notification
     with _lock:
-        seen = set()
-        for transport in list(_by_url.values()) + [_default, _notification]:
-            if transport is None or id(transport) in seen:
-                continue
-            seen.add(id(transport))
-            try:
-                transport.cleanup()
-            except Exception:  # noqa: BLE001 - best effort on the way out
-                LOG.debug("transport cleanup failed", exc_info=True)
+        closing = list(_by_url.values()) + [_default, _notification]
         _by_url.clear()
         _default = _notification = None
+    seen = set()
+    for transport in closing:
+        if transport is None or id(transport) in seen:
+            continue
+        seen.add(id(transport))
+        try:
+            transport.cleanup()
+        except Exception:  # noqa: BLE001 - best effort on the way out
+            LOG.debug("transport cleanup failed", exc_info=True)
 
 
 def get_client(target, version_cap=None, serializer=None, transport=None,
