@@ -147,7 +147,10 @@ class KubeVirtDriver(driver.ComputeDriver):
     # -- instance inventory -------------------------------------------------
     def get_info(self, instance, use_cache=True):
         state = self.guests.state(instance.uuid)
-        if state is None and not use_cache:
+        if state is None:
+            # Not (yet) seen by the watch -- a VM created halted is known
+            # to the cache only when its event arrives: the API server
+            # decides whether it is gone.
             vm = self.kube.get(kube.VM, instance.uuid)
             vmi = self.kube.get(kube.VMI, instance.uuid)
             if vm is not None or vmi is not None:
