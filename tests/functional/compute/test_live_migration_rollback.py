@@ -31,6 +31,18 @@ def _events(cloud, u):  # noqa: F811
     return dict(events)
 
 
+def _migrate_failing(cloud, u, dst, failing_driver, step, spied_driver):
+    """Live-migrate ``u`` to ``dst`` with ``step`` failing in
+    ``failing_driver``; wait for the migration's error; undo the spy."""
+    failing_driver.inject_failure(step, instance_uuid=u)
+    try:
+        assert lm.live(cloud, u, dst).status_int == 202
+        assert wait_for(lambda: lm.migration_of(cloud, u).status == "error")
+    finally:
+        failing_driver.clear_failures(step)
+        del spied_driver.detach_volume
+
+
 def test_rollback_disconnects_the_volume_on_the_destination(
         cloud, cinder):  # noqa: F811
     u, vol, source_id = lmv.server_with_volume(cloud, cinder)
@@ -38,13 +50,8 @@ def test_rollback_disconnects_the_volume_on_the_destination(
     source_driver = lm.compute(cloud, src).driver
     dest_driver = lm.compute(cloud, dst).driver
     calls = _spy_detach(dest_driver)
-    source_driver.inject_failure("live_migration", instance_uuid=u)
-    try:
-        assert lm.live(cloud, u, dst).status_int == 202
-        assert wait_for(lambda: lm.migration_of(cloud, u).status == "error")
-    finally:
-        source_driver.clear_failures("live_migration")
-        del dest_driver.detach_volume
+    _migrate_failing(cloud, u, dst, source_driver, "live_migration",
+                     dest_driver)
     lmv._assert_restored(cloud, cinder, u, vol, source_id)
     # The destination let go of the volume it had connected.
     assert dest_driver.volume_connections(u) == {}
@@ -63,13 +70,8 @@ def test_failed_pre_live_migration_is_not_asked_again(
     src, dst = cloud.hosts
     dest_driver = lm.compute(cloud, dst).driver
     calls = _spy_detach(dest_driver)
-    dest_driver.inject_failure("pre_live_migration", instance_uuid=u)
-    try:
-        assert lm.live(cloud, u, dst).status_int == 202
-        assert wait_for(lambda: lm.migration_of(cloud, u).status == "error")
-    finally:
-        dest_driver.clear_failures("pre_live_migration")
-        del dest_driver.detach_volume
+    _migrate_failing(cloud, u, dst, dest_driver, "pre_live_migration",
+                     dest_driver)
     lmv._assert_restored(cloud, cinder, u, vol, source_id)
     assert calls == []
     assert "compute_remove_volume_connection" not in _events(cloud, u)
