@@ -273,7 +273,11 @@ class ComputeManager(manager.Manager):
         return resize_confirm.poll_unconfirmed_resizes(
             self, context, CONF.resize_confirm_window)
 
-    @manager.periodic(spacing=CONF.sync_power_state_interval)
+    # At the first periodic run after start, then every interval (Nova's
+    # run_immediately): a guest that changed state while this service was
+    # down is noticed at once. One host read, one refresh per idle instance.
+    @manager.periodic(spacing=CONF.sync_power_state_interval,
+                      run_immediately=True)
     def _sync_power_states(self, context):
         """The safety net behind lifecycle events: the DB power states of
         this host's idle instances against the hypervisor's."""
