@@ -15,11 +15,14 @@ attachment flow gets a second attachment, for the destination host:
   began) are deleted; the BDMs already name the destination's.
 * source, rollback: unless pre_live_migration failed (the destination
   then undid its part itself), the destination is first asked to
-  disconnect each volume (``remove_volume_connection``, while the BDMs
-  still hold its connection info); then every BDM whose attachment differs
-  from the source's has the new attachment deleted and the source's
-  attachment and connection info restored (this also covers a destination
-  that created attachments but never answered).
+  disconnect each volume and delete its attachment
+  (``remove_volume_connection`` with ``delete_attachment=True``, as Nova
+  since RPC 6.3: the host that was connected deletes the attachment only
+  after disconnecting, while the BDMs still hold its connection info);
+  then every BDM whose attachment differs from the source's gets the
+  source's attachment and connection info back. The source deletes a
+  destination attachment itself only where the destination did not (it
+  failed or never answered, or an older one was not asked to).
 """
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
@@ -138,10 +141,12 @@ def rollback_volumes(mgr, compute_rpc, context, instance, dest,
         # A driver spanning several nodes with one service (KubeVirt)
         # migrates within this host: its "destination" connections are
         # the running guest's, which a detach would unplug.
+        removed = ()
         if not pre_live_migration and dest != mgr.host:
-            remove_destination_connections(compute_rpc, context, instance,
-                                           dest, bdms)
-        restore_source_attachments(context, instance, source_bdms, bdms)
+            removed = remove_destination_connections(
+                compute_rpc, context, instance, dest, bdms)
+        restore_source_attachments(context, instance, source_bdms, bdms,
+                                   deleted=removed)
     except Exception:  # noqa: BLE001 - see docstring
         LOG.exception("Could not roll back the volumes of %s",
                       instance.uuid)
@@ -150,23 +155,32 @@ def rollback_volumes(mgr, compute_rpc, context, instance, dest,
 def remove_destination_connections(compute_rpc, context, instance, dest,
                                    bdms):
     """Source side, the guest stayed: the destination disconnects the
-    volumes its pre_live_migration connected. A failure there does not
-    stop the rollback."""
+    volumes its pre_live_migration connected and deletes its attachments.
+    A failure there does not stop the rollback. Returns the attachment ids
+    the destination deleted (none when it cannot be asked to: before 6.3
+    the argument is dropped and the source deletes them)."""
+    deletes = compute_rpc.can_send_version(context, "6.3")
+    deleted = set()
     for bdm in bdms:
         try:
             compute_rpc.remove_volume_connection(context, instance,
-                                                 bdm.volume_id, dest)
+                                                 bdm.volume_id, dest,
+                                                 delete_attachment=True)
+            if deletes and bdm.attachment_id:
+                deleted.add(bdm.attachment_id)
         except Exception:  # noqa: BLE001 - the source state matters most
             LOG.warning("Ignoring exception while attempting to roll back "
                         "the connection of volume %s on host %s (instance "
                         "%s)", bdm.volume_id, dest, instance.uuid,
                         exc_info=True)
+    return deleted
 
 
 def restore_source_attachments(context, instance, source_bdms,
-                               current=None):
+                               current=None, deleted=()):
     """Source side, the guest stayed: BDMs switched to a destination
-    attachment get the source's back, the destination's is deleted.
+    attachment get the source's back, the destination's is deleted unless
+    it is in ``deleted`` (the destination deleted it already).
     ``current``: the instance's volume BDMs as they are now (read when
     not given)."""
     if not source_bdms:
@@ -181,7 +195,8 @@ def restore_source_attachments(context, instance, source_bdms,
                            bdm.connection_info == src.connection_info):
             continue
         try:
-            _switch_back(api, context, bdm, src.attachment_id,
+            _switch_back(None if bdm.attachment_id in deleted else api,
+                         context, bdm, src.attachment_id,
                          src.connection_info)
         except Exception:  # noqa: BLE001 - the rollback must finish
             LOG.exception("Could not restore the attachment of volume %s "

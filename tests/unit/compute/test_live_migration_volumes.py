@@ -84,14 +84,26 @@ def test_a_failed_create_removes_the_ones_made_before(cinder):
 
 
 class ComputeRPC:
-    def __init__(self, fail=False):
-        self.removed, self.fail = [], fail
+    """The destination as the source reaches it: with ``cinder``, it
+    deletes its attachment when asked (6.3) -- only once Cinder's stand-in
+    would let it, a second delete of the same attachment raises."""
+
+    def __init__(self, fail=False, cinder=None, version_cap="6.5"):
+        self.removed, self.fail, self.cinder = [], fail, cinder
+        self.cap = tuple(int(x) for x in version_cap.split("."))
+
+    def can_send_version(self, context, version):
+        return tuple(int(x) for x in version.split(".")) <= self.cap
 
     def remove_volume_connection(self, context, instance, volume_id, host,
                                  delete_attachment=False):
+        if not self.can_send_version(context, "6.3"):
+            delete_attachment = None  # dropped by the client: not sent
         self.removed.append((volume_id, host, delete_attachment))
         if self.fail:
             raise RuntimeError("destination unreachable")
+        if delete_attachment and self.cinder is not None:
+            self.cinder.attachment_delete(context, "new-" + volume_id)
 
 
 def _switched(monkeypatch, cinder):
@@ -116,13 +128,48 @@ def _switched(monkeypatch, cinder):
 def test_rollback_asks_the_destination_to_disconnect_first(
         monkeypatch, cinder, dest, pre, asked):
     source, current = _switched(monkeypatch, cinder)
-    rpc = ComputeRPC()
+    rpc = ComputeRPC(cinder=cinder)
     mgr = types.SimpleNamespace(host="src")
     lm_volumes.rollback_volumes(mgr, rpc, None,
                                 types.SimpleNamespace(uuid="i"), dest,
                                 source, pre_live_migration=pre)
-    assert rpc.removed == ([("v1", "dst", False), ("v2", "dst", False)]
+    # The destination deletes its own attachment (Nova's 6.3 rollback).
+    assert rpc.removed == ([("v1", "dst", True), ("v2", "dst", True)]
                            if asked else [])
+    assert [b.attachment_id for b in current] == ["old-v1", "old-v2"]
+    assert cinder.attachments == {}
+
+
+def test_rollback_deletes_destination_attachments_once(monkeypatch):
+    """The destination deleted its attachments: the source does not delete
+    them again (Cinder would answer 404 and the deletes be logged as
+    failures)."""
+    deletes = []
+
+    class CountingCinder(Cinder):
+        def attachment_delete(self, context, attachment_id):
+            deletes.append(attachment_id)
+            super().attachment_delete(context, attachment_id)
+
+    api = CountingCinder()
+    monkeypatch.setattr(volumes, "volume_api", lambda: api)
+    source, current = _switched(monkeypatch, api)
+    lm_volumes.rollback_volumes(types.SimpleNamespace(host="src"),
+                                ComputeRPC(cinder=api), None,
+                                types.SimpleNamespace(uuid="i"), "dst",
+                                source)
+    assert deletes == ["new-v1", "new-v2"]
+    assert api.attachments == {}
+
+
+def test_rollback_with_a_destination_before_6_3_deletes_on_the_source(
+        monkeypatch, cinder):
+    source, current = _switched(monkeypatch, cinder)
+    rpc = ComputeRPC(cinder=cinder, version_cap="6.2")
+    lm_volumes.rollback_volumes(types.SimpleNamespace(host="src"), rpc,
+                                None, types.SimpleNamespace(uuid="i"),
+                                "dst", source)
+    assert rpc.removed == [("v1", "dst", None), ("v2", "dst", None)]
     assert [b.attachment_id for b in current] == ["old-v1", "old-v2"]
     assert cinder.attachments == {}
 
@@ -130,10 +177,12 @@ def test_rollback_asks_the_destination_to_disconnect_first(
 def test_rollback_restores_the_source_when_the_destination_fails(
         monkeypatch, cinder):
     source, current = _switched(monkeypatch, cinder)
-    rpc = ComputeRPC(fail=True)
+    rpc = ComputeRPC(fail=True, cinder=cinder)
     lm_volumes.rollback_volumes(types.SimpleNamespace(host="src"), rpc,
                                 None, types.SimpleNamespace(uuid="i"),
                                 "dst", source)
     assert len(rpc.removed) == 2
     assert [(b.attachment_id, b.connection_info) for b in current] == [
         ("old-v1", '{"old": true}'), ("old-v2", '{"old": true}')]
+    # The destination never deleted them: the source does.
+    assert cinder.attachments == {}
