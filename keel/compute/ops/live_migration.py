@@ -222,24 +222,23 @@ def post_live_migration_at_destination(mgr, context, instance,
 def rollback(mgr, context, instance, dest, migrate_data, migration=None,
              exc=None, status="error", source_bdms=(),
              pre_live_migration=False):
-    """The guest stays on this host: the volumes leave the destination and
-    get their source attachments back (before the rollback's start
-    notification, as Nova), the task ends here, the destination is cleaned
-    and the allocations go back to the instance. ``pre_live_migration``:
-    the destination's preparation failed and undid its own part."""
+    """The guest stays on this host, in Nova's order: the allocations go
+    back to the instance, the volumes leave the destination and get their
+    source attachments back (before the rollback's start notification),
+    the destination is cleaned, and only then does the task end and the
+    migration get its final status. Until then the API shows the instance
+    migrating: no new move can start on allocations not yet given back.
+    ``pre_live_migration``: the destination's preparation failed and undid
+    its own part."""
     from keel.compute import rpcapi
+    if migration is not None:
+        move_allocs.give_back(mgr.placement_client, context,
+                              instance.uuid, migration.uuid)
     lm_volumes.rollback_volumes(mgr, rpcapi.ComputeAPI(), context,
                                 instance, dest, source_bdms,
                                 pre_live_migration)
     _notify(context, instance, mgr.host, "live_migration_rollback",
                 "start")
-    instance.task_state = None
-    instance.progress = 0
-    try:
-        instance.save(expected_task_state=MIGRATING)
-    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
-        LOG.warning("Instance %s changed during the rollback of its live "
-                    "migration", instance.uuid)
     try:
         rpcapi.ComputeAPI().rollback_live_migration_at_destination(
             context, instance, dest, destroy_disks=True,
@@ -247,14 +246,19 @@ def rollback(mgr, context, instance, dest, migrate_data, migration=None,
     except Exception:  # noqa: BLE001 - the source state matters most
         LOG.exception("Could not clean up %s after the failed migration",
                       dest)
-    if migration is not None:
-        move_allocs.give_back(mgr.placement_client, context,
-                              instance.uuid, migration.uuid)
-        _set_migration(migration, status)
     if exc is not None:
         _record_fault(mgr, context, instance, exc)
     _notify(context, instance, mgr.host, "live_migration_rollback",
                 "end")
+    instance.task_state = None
+    instance.progress = 0
+    try:
+        instance.save(expected_task_state=MIGRATING)
+    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+        LOG.warning("Instance %s changed during the rollback of its live "
+                    "migration", instance.uuid)
+    if migration is not None:
+        _set_migration(migration, status)
 
 
 def rollback_live_migration_at_destination(mgr, context, instance,

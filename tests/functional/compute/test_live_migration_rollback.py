@@ -75,3 +75,32 @@ def test_failed_pre_live_migration_is_not_asked_again(
     lmv._assert_restored(cloud, cinder, u, vol, source_id)
     assert calls == []
     assert "compute_remove_volume_connection" not in _events(cloud, u)
+
+
+def test_task_ends_only_once_the_allocations_are_back(
+        cloud, monkeypatch):  # noqa: F811
+    """Nova's order: the instance leaves ``migrating`` only after the
+    allocations went back to it and the destination was told to clean up;
+    a user could otherwise start a new move on allocations still held by
+    the failed migration."""
+    from keel.compute.ops import move_allocs
+    u = lm.server(cloud)
+    src, dst = cloud.hosts
+    seen = []
+    give_back = move_allocs.give_back
+
+    def spy(client, context, instance_uuid, migration_uuid):
+        seen.append(power.read(cloud, instance_uuid).task_state)
+        return give_back(client, context, instance_uuid, migration_uuid)
+    monkeypatch.setattr(move_allocs, "give_back", spy)
+    source_driver = lm.compute(cloud, src).driver
+    source_driver.inject_failure("live_migration", instance_uuid=u)
+    try:
+        assert lm.live(cloud, u, dst).status_int == 202
+        assert wait_for(lambda: lm.migration_of(cloud, u).status == "error")
+    finally:
+        source_driver.clear_failures("live_migration")
+    assert seen == ["migrating"]
+    inst = power.read(cloud, u)
+    assert (inst.task_state, inst.host) == (None, src)
+    assert lm.allocated_hosts(cloud, u) == [src]
