@@ -170,6 +170,14 @@ def _delete_all(cloud, insts):
             ctxt, inst, objects.BlockDeviceMappingList(objects=[]))
         assert wait_for(lambda: h.reload(ctxt, inst).deleted, timeout=60,
                         interval=0.02), inst.uuid
+        # The terminate's action event is finished just after the row's
+        # soft delete: wait for it too, or the last one's conductor call
+        # may meet a conductor already stopped (a MessagingTimeout at
+        # shutdown) and its CPU miss the delete phase.
+        seen = ctxt.elevated(read_deleted="yes")
+        assert wait_for(lambda: h.events(seen, inst)[0][
+            "compute_terminate_instance"].finish_time, timeout=10,
+            interval=0.01), inst.uuid
     _phase["name"] = "after"
 
 
