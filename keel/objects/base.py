@@ -299,29 +299,41 @@ def _holds_object(value, depth=0):
     return False
 
 
+def _field_attrs(obj):
+    """(name, "_obj_<name>") of ``obj``'s fields in ``obj.fields`` order,
+    from the class' plan (made once) when the object uses its class'
+    fields; read from ``obj.__dict__`` below instead of getattr, which
+    raised (and caught) an AttributeError per unset field: an Instance
+    leaves a dozen or more unset on every save."""
+    plan = primitives.plan_for(type(obj))
+    if plan.fields is obj.fields:
+        return plan.attrs
+    return tuple((name, "_obj_" + name) for name in obj.fields)
+
+
 def snapshot_fields(obj):
     """What fields_changed_since needs to tell what a method changed: the
     set fields' values (copies of containers, references otherwise) --
     far cheaper than obj_clone, which deep-copies every nested object."""
+    values = obj.__dict__
     snap = {}
-    for name in obj.fields:
-        try:
-            value = getattr(obj, "_obj_" + name)
-        except AttributeError:
-            continue
-        snap[name] = _plain_copy(value)
+    for name, attr in _field_attrs(obj):
+        if attr in values:
+            value = values[attr]
+            snap[name] = value if type(value) in _IMMUTABLE \
+                else _plain_copy(value)
     return snap
 
 
 def fields_changed_since(obj, snap):
     """Names of the set fields of ``obj`` that differ from ``snap`` (or
     were unset then), by the same test as comparing with a deep copy."""
+    values = obj.__dict__
     changed = []
-    for name in obj.fields:
-        try:
-            value = getattr(obj, "_obj_" + name)
-        except AttributeError:
+    for name, attr in _field_attrs(obj):
+        if attr not in values:
             continue
+        value = values[attr]
         old = snap.get(name, _ALWAYS)
         if old is value and type(value) in _IMMUTABLE:
             continue

@@ -94,6 +94,7 @@ class Plan(object):
             if not (plain_field and isinstance(ftype, _NEVER_OBJECT)):
                 maybe_objects.append("_obj_" + name)
         self.to_prim = tuple(to_prim)
+        self.attrs = tuple((name, "_obj_" + name) for name in cls.fields)
         self.from_prim = tuple(from_prim)
         self.maybe_objects = tuple(maybe_objects)
 
