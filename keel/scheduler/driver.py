@@ -133,21 +133,24 @@ class Scheduler:
                      "temporary occurrence as compute nodes start up.")
             return {}, summaries or {}, version
         by_root = {}
+        get_summary = summaries.get
+        get_found = by_root.get
         for areq in alloc_reqs:
             allocs = areq["allocations"]
             if len(allocs) == 1:
                 # The common case (a request on one compute node provider):
                 # no set of roots to build.
-                for rp in allocs:
-                    root = (summaries.get(rp) or {}).get(
-                        "root_provider_uuid", rp)
-                found = by_root.get(root)
+                rp, = allocs
+                summary = get_summary(rp)
+                root = summary.get("root_provider_uuid", rp) if summary \
+                    else rp
+                found = get_found(root)
                 if found is None:
                     by_root[root] = [areq]
                 else:
                     found.append(areq)
                 continue
-            roots = {(summaries.get(rp) or {}).get("root_provider_uuid", rp)
+            roots = {(get_summary(rp) or {}).get("root_provider_uuid", rp)
                      for rp in allocs}
             for root in roots:
                 by_root.setdefault(root, []).append(areq)
@@ -178,9 +181,8 @@ class Scheduler:
         if not by_root:
             raise exception.NoValidHost(reason="")
         states = self.host_manager.get_host_states_by_uuids(
-            ctxt, list(by_root), spec, summaries, aggregates=snap)
-        for state in states:
-            state.allocation_candidates = by_root.get(state.uuid, [])
+            ctxt, list(by_root), spec, summaries, aggregates=snap,
+            candidates=by_root)
         num = len(instance_uuids) if instance_uuids else spec.num_instances
         uuids = list(instance_uuids) if instance_uuids else [None] * num
         picked = []           # (host_state, alloc_req, weighed hosts)

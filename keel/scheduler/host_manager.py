@@ -289,7 +289,10 @@ class HostManager:
         return self.cells(ctxt)
 
     def get_host_states_by_uuids(self, ctxt, node_uuids, spec=None,
-                                 provider_summaries=None, aggregates=None):
+                                 provider_summaries=None, aggregates=None,
+                                 candidates=None):
+        """Per-request host states of ``node_uuids``; ``candidates`` ({node
+        uuid: [allocation request]}) fills their allocation_candidates."""
         from keel import objects
 
         node_uuids = list(node_uuids)
@@ -334,27 +337,34 @@ class HostManager:
                     _trusted_version(rows[uuid][0], read_at), tpl)
             self._build_states(states, rows, summaries, aggs_by_host,
                                zones_by_host, tracked, view, instances,
-                               recent)
+                               recent, candidates or {})
         return states
 
     def _build_states(self, states, rows, summaries, aggs_by_host,
-                      zones_by_host, tracked, view, instances, recent):
+                      zones_by_host, tracked, view, instances, recent,
+                      candidates):
         """One per-request HostState per row: the template's copy with this
-        request's service, Placement usage, aggregates and instances (the
-        copy and ``update_from_provider_summary`` written out inline: this
-        loop runs for every candidate of every decision)."""
-        templates = self._templates
+        request's service, Placement usage, aggregates, instances and
+        allocation candidates (the copy and ``update_from_provider_summary``
+        written out inline, the lookups bound once: this loop runs for every
+        candidate of every decision)."""
+        get_template = self._templates.get
+        get_summary = summaries.get
+        get_aggs = aggs_by_host.get
+        get_instances = instances.get
+        get_candidates = candidates.get
         new_state = HostState.__new__
+        append = states.append
         for uuid, (_, host, service) in rows.items():
-            entry = templates.get(uuid)
+            entry = get_template(uuid)
             if entry is None:
                 continue
             state = new_state(HostState)
             values = state.__dict__ = entry[1].__dict__.copy()
             values["service"] = service
             values["limits"] = {}
-            values["allocation_candidates"] = []
-            summary = summaries.get(uuid)
+            values["allocation_candidates"] = get_candidates(uuid) or []
+            summary = get_summary(uuid)
             if summary is not None:
                 resources = summary.get("resources") or {}
                 mem = resources.get("MEMORY_MB")
@@ -369,7 +379,7 @@ class HostManager:
                     values["free_disk_mb"] = (
                         values["total_usable_disk_gb"] - disk["used"]) * 1024
                 values["_traits"] = summary.get("traits") or ()
-            aggs = aggs_by_host.get(host)
+            aggs = get_aggs(host)
             if aggs:
                 values["aggregates"] = aggs
                 zones = zones_by_host.get(host)
@@ -380,7 +390,7 @@ class HostManager:
             if host in tracked:
                 inst = view.instances(host)
             else:
-                uuids = instances.get(host)
+                uuids = get_instances(host)
                 inst = dict.fromkeys(uuids) if uuids else {}
             values["instances"] = inst
             if len(inst) > values["num_instances"]:
@@ -388,7 +398,7 @@ class HostManager:
             if recent:
                 for claimed in recent.get(uuid, ()):
                     state.consume_from_request(claimed)
-            states.append(state)
+            append(state)
 
     def _full_cells(self, node_uuids):
         """The cells most of whose known nodes are among ``node_uuids``:

@@ -35,18 +35,30 @@ class ComputeFilter(filters.BaseHostFilter):
         if now.tzinfo is not None:
             now = now.replace(tzinfo=None)
         down_time = self.servicegroup_api._down_time()
+        earliest = latest = None     # every host through host_passes
+        if type(down_time) is int:
+            # |now - seen| <= down_time as two datetime comparisons (exact
+            # for whole seconds): no timedelta per host.
+            try:
+                window = datetime.timedelta(seconds=down_time)
+                earliest, latest = now - window, now + window
+            except OverflowError:
+                pass
         passed = []
+        append = passed.append
+        datetime_type = datetime.datetime
         for host_state in host_states:
             service = host_state.service
             if type(service) is dict and not service["disabled"] and \
                     not service["forced_down"]:
                 seen = service["last_seen_up"]
-                if type(seen) is datetime.datetime and seen.tzinfo is None \
-                        and abs((now - seen).total_seconds()) <= down_time:
-                    passed.append(host_state)
+                if type(seen) is datetime_type and seen.tzinfo is None \
+                        and earliest is not None \
+                        and earliest <= seen <= latest:
+                    append(host_state)
                     continue
             if self.host_passes(host_state, spec):
-                passed.append(host_state)
+                append(host_state)
         return passed
 
 

@@ -114,9 +114,12 @@ def load_weighers(names):
 
 def _aggregate_keys(host_states):
     """The metadata keys of the aggregates the hosts are in."""
+    # Most deployments put few hosts in aggregates: one C-level pass picks
+    # the hosts that have any before the per-aggregate walk.
+    in_aggs = [h.aggregates for h in host_states if h.aggregates]
     keys, seen = set(), set()
-    for host in host_states:
-        for agg in host.aggregates or ():
+    for aggs in in_aggs:
+        for agg in aggs:
             if id(agg) not in seen:
                 seen.add(id(agg))
                 keys.update(agg.metadata or ())
@@ -152,20 +155,24 @@ def _weigh(weighers, hosts, spec):
         if not per_host and not default:
             continue        # every host would add 0
         raw = weigher.weigh_all(hosts, spec)
-        if not raw or (weigher.minval is None and weigher.maxval is None
-                       and min(raw) == max(raw)):
+        if not raw:
+            continue
+        lo = min(raw) if weigher.minval is None else weigher.minval
+        hi = max(raw) if weigher.maxval is None else weigher.maxval
+        if lo == hi:
             continue        # all equal: every host normalises to 0
-        norms = normalize(raw, weigher.minval, weigher.maxval)
         if per_host:
-            for i, norm in enumerate(norms):
+            for i, norm in enumerate(normalize(raw, lo, hi)):
                 if norm:
                     totals[i] += weigher.weight_multiplier(
                         hosts[i], default) * norm
             continue
         multiplier = weigher.weight_multiplier(_NoAggregates, default)
-        for i, norm in enumerate(norms):
-            if norm:
-                totals[i] += multiplier * norm
+        # normalize() and the sum in one pass, the same arithmetic per host
+        # (adding multiplier * 0.0 leaves a total as it is).
+        span = float(hi - lo)
+        totals = [total + multiplier * ((value - lo) / span)
+                  for total, value in zip(totals, raw)]
     # Stable: equal weights keep the input order.
     best_first = sorted(range(len(hosts)), key=totals.__getitem__,
                         reverse=True)

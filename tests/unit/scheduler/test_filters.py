@@ -81,6 +81,36 @@ def test_compute_filter_all_on_light_service_rows(override):
                       if flt.host_passes(h, make_spec())]
 
 
+def test_compute_filter_all_at_the_service_down_time_boundary(override):
+    """A heartbeat exactly service_down_time away (either side) is up, one
+    microsecond further is down: filter_all's window matches is_up."""
+    from oslo_utils import timeutils
+
+    override("service_down_time", 60, None)
+    now = datetime.datetime(2026, 1, 2, 3, 4, 5, 600000)
+    tick = datetime.timedelta(microseconds=1)
+    edge = datetime.timedelta(seconds=60)
+    ages = {"past-edge": edge, "past-beyond": edge + tick,
+            "future-edge": -edge, "future-beyond": -edge - tick,
+            "now": datetime.timedelta(0)}
+    hosts = []
+    for name, age in ages.items():
+        state = make_host(name)
+        state.service = {"host": name, "binary": "nova-compute",
+                         "disabled": False, "forced_down": False,
+                         "last_seen_up": now - age}
+        hosts.append(state)
+    flt = compute.ComputeFilter()
+    timeutils.set_time_override(now)
+    try:
+        passed = flt.filter_all(hosts, make_spec())
+        reference = [h for h in hosts if flt.host_passes(h, make_spec())]
+    finally:
+        timeutils.clear_time_override()
+    assert [h.host for h in passed] == ["past-edge", "future-edge", "now"]
+    assert passed == reference
+
+
 def test_availability_zone_filter():
     flt = compute.AvailabilityZoneFilter()
     zoned = make_host(aggregates=[make_aggregate(

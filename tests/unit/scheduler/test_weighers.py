@@ -157,3 +157,27 @@ def test_weights_match_the_per_host_definition():
     want = _reference_weights(weigher_list, hosts, spec)
     assert [(w.weight, w.obj.host) for w in got] == [
         (weight, hosts[i].host) for weight, i in want]
+
+
+def test_weights_without_aggregates_match_the_per_host_definition(override):
+    """Hosts in no aggregate (the one-pass normalise-and-sum path), with a
+    stacking (negative) multiplier among the weighers."""
+    import random
+
+    override("ram_weight_multiplier", -1.5, "filter_scheduler")
+    rnd = random.Random(11)
+    hosts = [make_host(
+        "h%d" % i, rnd.choice([512, 1024, 4096, 8192]),
+        vcpus_total=8, vcpus_used=rnd.randint(0, 8),
+        cpu_allocation_ratio=rnd.choice([1.0, 4.0]),
+        free_disk_mb=rnd.randint(0, 3) * 1024,
+        failed_builds=rnd.choice([0, 0, 0, 2]), num_io_ops=rnd.randint(0, 2),
+        hypervisor_version=rnd.choice([1000, 2000]))
+        for i in range(80)]
+    spec = make_spec()
+    weigher_list = weighers.load_weighers(
+        CONF.filter_scheduler.weight_classes)
+    got = weighers.weigh_hosts(weigher_list, hosts, spec)
+    want = _reference_weights(weigher_list, hosts, spec)
+    assert [(w.weight, w.obj.host) for w in got] == [
+        (weight, hosts[i].host) for weight, i in want]
