@@ -303,7 +303,8 @@ class HostManager:
         templates = self._templates
         # Taken before the reads: earlier than any row they return.
         read_at = timeutils.utcnow().replace(tzinfo=None)
-        args = (node_uuids, set(node_uuids), self._full_cells(node_uuids),
+        wanted = set(node_uuids)
+        args = (node_uuids, wanted, self._full_cells(node_uuids, wanted),
                 templates, tracked)
         cells = self._cells_for(ctxt, spec)
         if len(cells) == 1:
@@ -400,15 +401,18 @@ class HostManager:
                     state.consume_from_request(claimed)
             append(state)
 
-    def _full_cells(self, node_uuids):
-        """The cells most of whose known nodes are among ``node_uuids``:
-        reading all their nodes beats a long IN list."""
+    def _full_cells(self, node_uuids, wanted=None):
+        """The cells most of whose known nodes are among ``node_uuids``
+        (``wanted``: the same as a set, if the caller has it): reading all
+        their nodes beats a long IN list."""
         templates = self._templates
         if len(self._known) == 1:
             # One cell (the usual deployment): count with a C-level set
             # intersection rather than a thousand lookups.
             (cell, known), = self._known.items()
-            count = len(templates.keys() & set(node_uuids))
+            if wanted is None:
+                wanted = set(node_uuids)
+            count = len(templates.keys() & wanted)
             return {cell} if count and 2 * count >= known else set()
         wanted = collections.Counter()
         for uuid in node_uuids:
