@@ -31,7 +31,7 @@ _SAME_IF = {
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                       r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 # Kinds of the from-primitive plan.
-_SLOW, _PLAIN, _UUID, _ENUM, _DATETIME, _OBJECT = range(6)
+_SLOW, _PLAIN, _UUID, _ENUM, _DATETIME, _OBJECT, _DICT = range(7)
 # Kinds of the to-primitive plan.
 _TO_SLOW, _TO_COPY, _TO_DATETIME, _TO_OBJECT = range(4)
 # What oslo's isotime writes (whole seconds, "Z"), read without iso8601.
@@ -58,6 +58,7 @@ class Plan(object):
             ovoo_fields.Field.to_primitive, ovoo_fields.Field.from_primitive,
             ovoo_fields.Field.coerce)
         to_prim, from_prim, maybe_objects = [], [], []
+        dict_elems = {}
         for name, field in cls.fields.items():
             ftype = field._type
             plain_field = (type(field).to_primitive, type(field).from_primitive,
@@ -80,6 +81,13 @@ class Plan(object):
             elif plain_field and type(ftype) is ovoo_fields.Object and \
                     not ftype._subclasses:
                 kind, same = _OBJECT, dict
+            elif plain_field and type(ftype) is ovoo_fields.Dict:
+                # A dict of plain values (DictOfStringsField & co.):
+                # ``same`` is then the elements' exact type.
+                elem = _plain_element(ftype._element_type)
+                if elem is not None:
+                    kind, same = _DICT, dict
+                    dict_elems[name] = elem
             if plain_field and type(ftype).from_primitive is \
                     ovoo_fields.FieldType.from_primitive:
                 coerce = type(ftype).coerce
@@ -96,7 +104,34 @@ class Plan(object):
         self.to_prim = tuple(to_prim)
         self.attrs = tuple((name, "_obj_" + name) for name in cls.fields)
         self.from_prim = tuple(from_prim)
+        # Field name -> exact type of the elements of a _DICT field.
+        self.dict_elems = dict_elems
         self.maybe_objects = tuple(maybe_objects)
+
+
+def _plain_element(field):
+    """The exact Python type whose values ``field`` (a dict's element
+    field) reads from a primitive and coerces unchanged, or None."""
+    if (type(field).to_primitive, type(field).from_primitive,
+            type(field).coerce) != (ovoo_fields.Field.to_primitive,
+                                    ovoo_fields.Field.from_primitive,
+                                    ovoo_fields.Field.coerce):
+        return None
+    ftype = field._type
+    if type(ftype).from_primitive is not ovoo_fields.FieldType.from_primitive:
+        return None
+    return _SAME_IF.get(type(ftype).coerce)
+
+
+def _plain_dict(value, same, nullable):
+    # Keys must be str (CoercedDict's check); values exactly ``same``, or
+    # None where the element field is nullable.
+    for key, item in value.items():
+        if type(key) is not str:
+            return False
+        if type(item) is not same and not (item is None and nullable):
+            return False
+    return True
 
 
 def plan_for(cls):
@@ -135,8 +170,8 @@ def fields_from_primitive(obj, objdata):
     """Set ``obj``'s fields from the primitive's data, as oslo's
     _obj_from_primitive does through the property setters."""
     values = obj.__dict__
-    for name, attr, field, kind, same, nullable in \
-            plan_for(type(obj)).from_prim:
+    plan = plan_for(type(obj))
+    for name, attr, field, kind, same, nullable in plan.from_prim:
         if name not in objdata:
             continue
         value = objdata[name]
@@ -158,6 +193,17 @@ def fields_from_primitive(obj, objdata):
                     values[attr] = child
                     continue
                 value = child
+            elif kind == _DICT:
+                # Dict.from_primitive then the setter's Dict.coerce, which
+                # for such values copy every item unchanged into a
+                # CoercedDict bound to this object and field.
+                elem = field._type._element_type
+                if _plain_dict(value, plan.dict_elems[name], elem.nullable):
+                    coerced = ovoo_fields.CoercedDict()
+                    coerced.enable_coercing(elem, obj, name)
+                    dict.update(coerced, value)
+                    values[attr] = coerced
+                    continue
             elif kind == _DATETIME:
                 # What parse_isotime then coerce give for isotime's form.
                 match = _ISOTIME_RE.match(value)
@@ -233,7 +279,7 @@ def install_properties(cls):
     equivalent ones that skip the generic calls for plain values (setting
     a field is the commonest thing objects do: every _from_db_object)."""
     for name, attr, field, kind, same, _null in plan_for(cls).from_prim:
-        if kind in (_SLOW, _DATETIME, _OBJECT):
+        if kind in (_SLOW, _DATETIME, _OBJECT, _DICT):
             continue
         setattr(cls, name, property(_fast_getter(name, attr),
                                     _fast_setter(name, attr, field, kind,
