@@ -19,6 +19,7 @@ from keel.conductor.tasks import safety
 from keel.conf import CONF
 from keel import manager
 from keel.objects import base as objects_base
+from keel.rpc import serializer as rpc_serializer
 from keel.rpc import versions
 
 LOG = logging.getLogger(__name__)
@@ -91,7 +92,9 @@ class ConductorManager(manager.Manager):
         caller can apply the changes to its own copy."""
         before = objects_base.snapshot_fields(objinst)
         result = self._dispatch(objinst, objmethod, args, kwargs)
-        updates = {}
+        # Field primitives only (and the set of changed names): not walked
+        # again by the serializer.
+        updates = rpc_serializer.Primitives()
         for name in objects_base.fields_changed_since(objinst, before):
             field = objinst.fields[name]
             updates[name] = field.to_primitive(objinst, name,

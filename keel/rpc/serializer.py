@@ -11,6 +11,14 @@ from keel import context as keel_context
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
+class Primitives(dict):
+    """A dict an endpoint returns whose values are primitives already
+    (made by the fields' to_primitive: no object or set inside, nothing
+    shared with a live object), or sets of strings: sent as a plain dict
+    without walking every value of every nested primitive again. Same
+    content as the walk gives, so the same message."""
+
+
 class RequestContextSerializer(messaging.Serializer):
     """Wraps an entity serializer and carries the RequestContext.
 
@@ -48,6 +56,12 @@ class RequestContextSerializer(messaging.Serializer):
             return entity
         if kind is dict:
             return {k: self._serialize(context, v) for k, v in entity.items()}
+        if kind is Primitives:
+            # A set (the changed-field names) becomes the list the walk
+            # makes of it; field primitives hold no sets (Set fields are
+            # sent as tuples).
+            return {k: (list(v) if type(v) is set else v)
+                    for k, v in entity.items()}
         if kind is list:
             return [self._serialize(context, v) for v in entity]
         if kind is tuple:
