@@ -154,3 +154,34 @@ def test_a_stale_event_yields_to_the_guests_present_state(monkeypatch):
     power_sync.handle_events(Mgr(ps.RUNNING), virtevent.LifecycleEvent(
         "a1b2", virtevent.EVENT_LIFECYCLE_STOPPED))
     assert seen == [ps.RUNNING]
+
+
+def test_periodic_pass_reads_the_host_once_and_refreshes_idle_instances(
+        monkeypatch, stops):
+    """Nova's _sync_power_states: one InstanceList.get_by_host for the host;
+    each instance without a task is refreshed (Nova's
+    _sync_instance_power_state re-reads it) and written only when its power
+    state differs from the hypervisor's; a busy one costs nothing."""
+    import contextlib
+    reads, refreshed = [], []
+
+    class Counted(Instance):
+        def refresh(self):
+            refreshed.append(self.uuid)
+
+    idle, off, busy = (Counted("active"), Counted("active"),
+                       Counted("active", task_state="rebooting"))
+    idle.uuid, off.uuid, busy.uuid = "idle", "off", "busy"
+    off.power_state = ps.SHUTDOWN  # the guest runs again
+    monkeypatch.setattr(
+        power_sync.objects.InstanceList, "get_by_host",
+        lambda ctx, host, expected_attrs=None: reads.append(host) or
+        [idle, off, busy])
+    mgr = Mgr(guest_state=ps.RUNNING)
+    mgr.list_instance_uuids = lambda: ["idle", "off", "busy"]
+    mgr.instance_lock = lambda uuid: contextlib.nullcontext()
+    assert power_sync.sync_power_states(mgr, None) == ["idle", "off"]
+    assert reads == [HOST]
+    assert refreshed == ["idle", "off"]
+    assert (idle.saves, busy.saves) == ([], [])
+    assert off.saves == [{"power_state": ps.RUNNING, "task_state": None}]
