@@ -438,6 +438,9 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         row still has one of those states, checked in the same UPDATE;
         otherwise UnexpectedTaskStateError (UnexpectedDeletingTaskStateError
         when the instance is being deleted) or UnexpectedVMStateError.
+        As Nova's, no field of the row changed (object fields only) means no
+        UPDATE of the row: no state check, no instance.update. A user
+        context saves only its project's instances (else InstanceNotFound).
         """
         changes = self.obj_what_changed()
         values = {}
@@ -450,15 +453,23 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             values[name] = value
         if "cleaned" in changes:
             values["cleaned"] = int(bool(self.cleaned))
-        if values and "updated_at" not in values:
+        # Nova updates the row only if a field that is not an object
+        # changed (metadata counts), else returns before the state checks.
+        write_row = not _ROW_FIELDS.isdisjoint(changes)
+        if write_row and "updated_at" not in values:
             # Stamped here rather than by the column's onupdate, so the
-            # object learns it without reading the row back.
+            # object learns it without reading the row back (also when only
+            # metadata changed: Nova's UPDATE then still sets updated_at).
             values["updated_at"] = timeutils.utcnow()
         extra_names = [n for n in changes
                        if n in _EXTRA_BLOBS or n in _FLAVORS]
+        save_cache = "info_cache" in changes and self.info_cache is not None
+        if not (write_row or extra_names or save_cache):
+            self._reset_saved(changes)
+            return
         # instance.update after every save, as Nova, only when
         # [notifications]/notify_on_state_change asks (a flag read otherwise).
-        notify = notifications.state_change_mode()
+        notify = write_row and notifications.state_change_mode()
         old_states = None
         # Core statements (metadata rows and a cache without its row go
         # through the ORM session CoreTransaction makes on demand).
@@ -469,9 +480,12 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             if set(extra_names) & set(_FLAVORS):
                 stored_flavor = instance_db.stored_flavor(s, self.uuid)
             extra = self._extra_values(extra_names, stored_flavor)
-            instance_db.compare_and_swap(
-                s, self.uuid, values, expected_task_state=expected_task_state,
-                expected_vm_state=expected_vm_state)
+            if write_row:
+                instance_db.compare_and_swap(
+                    s, self.uuid, values,
+                    expected_task_state=expected_task_state,
+                    expected_vm_state=expected_vm_state,
+                    project_id=instance_db.owner_filter(self._context))
             if extra:
                 instance_db.update_extra(s, self.uuid, extra)
             if "metadata" in changes:
@@ -481,7 +495,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                 instance_db.sync_key_values(
                     s, models.InstanceSystemMetadata, self.uuid,
                     self.system_metadata)
-            if "info_cache" in changes and self.info_cache is not None:
+            if save_cache:
                 self.info_cache._save_in_session(s)
         if "updated_at" in values:
             self.updated_at = values["updated_at"]
@@ -574,6 +588,13 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
     def drop_migration_context(self):
         self.migration_context = None
         self.save()
+
+
+# Fields whose change makes save() UPDATE the instances row: those that
+# are not objects (Nova's save sends only these to instance_update).
+_ROW_FIELDS = frozenset(
+    name for name, field in Instance.fields.items()
+    if not isinstance(field, ovoo_fields.ObjectField))
 
 
 @base.KeelObjectRegistry.register

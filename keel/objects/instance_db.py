@@ -96,17 +96,33 @@ def _state_shape(wanted):
     return [w for w in wanted if w is not None], None in wanted, wanted
 
 
-@functools.lru_cache(maxsize=256)
-def _cas_statement(task_shape, vm_shape, names):
+def owner_filter(context):
+    """The project a save must be limited to: the context's own for a user
+    context (Nova's model_query(project_only=True) on the instance UPDATE:
+    a user cannot save another project's instance), None for an admin or
+    elevated context, or one without a user and project (Nova's
+    is_user_context)."""
+    if (context is None or context.is_admin or not context.user_id
+            or not context.project_id):
+        return None
+    return context.project_id
+
+
+@functools.lru_cache(maxsize=512)
+def _cas_statement(task_shape, vm_shape, names, by_project=False):
     """UPDATE instances SET <names> WHERE uuid = :w_uuid AND deleted = 0
-    AND <the state checks>, built once per shape of the checks and set of
-    written columns; the uuid, the expected states and the values are all
-    bound parameters (w_uuid, w_<column>_<i>, v_<column>). Building the
-    statement and its cache key on every save cost more than the rest of
-    the save; a statement kept keeps its key (SQLAlchemy memoizes it)."""
+    AND <the state checks> [AND project_id = :w_project_id], built once per
+    shape of the checks, set of written columns and project filter (two
+    prebuilt variants); the uuid, the expected states, the project and the
+    values are all bound parameters (w_uuid, w_<column>_<i>, w_project_id,
+    v_<column>). Building the statement and its cache key on every save
+    cost more than the rest of the save; a statement kept keeps its key
+    (SQLAlchemy memoizes it)."""
     table = models.Instance.__table__
     stmt = sa.update(table).where(table.c.uuid == sa.bindparam("w_uuid"),
                                   table.c.deleted == 0)
+    if by_project:
+        stmt = stmt.where(table.c.project_id == sa.bindparam("w_project_id"))
     for column, shape in (("task_state", task_shape),
                           ("vm_state", vm_shape)):
         if shape is None:
@@ -134,11 +150,15 @@ def _cas_statement(task_shape, vm_shape, names):
 
 
 def compare_and_swap(session, uuid, values, expected_task_state=None,
-                     expected_vm_state=None):
+                     expected_vm_state=None, project_id=None):
     """UPDATE instances SET ... WHERE uuid = ? [AND task_state IN (...)]
-    [AND vm_state IN (...)]: the state checks and the write are one
-    statement, so two racing writers cannot both win."""
+    [AND vm_state IN (...)] [AND project_id = ?]: the state checks and the
+    write are one statement, so two racing writers cannot both win.
+    ``project_id`` (owner_filter's answer) limits the write to that
+    project's instance: another project's is InstanceNotFound."""
     params = {"w_uuid": uuid}
+    if project_id is not None:
+        params["w_project_id"] = project_id
     expected = {}
     shapes = []
     for column, wanted in (("task_state", expected_task_state),
@@ -153,13 +173,15 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
         shapes.append((len(not_null), has_null))
     for name, value in values.items():
         params["v_" + name] = value
-    stmt = _cas_statement(shapes[0], shapes[1], tuple(sorted(values)))
+    stmt = _cas_statement(shapes[0], shapes[1], tuple(sorted(values)),
+                          project_id is not None)
     matched = session.connection().execute(stmt, params).rowcount
     if matched:
         return
     found = session.connection().execute(
         _states_now(), {"w_uuid": uuid}).first()
-    if found is None:
+    if found is None or (project_id is not None and
+                         found.project_id != project_id):
         raise exception.InstanceNotFound(instance_id=uuid)
     # As Nova: the exception names only the states that conflict, each
     # as {column: expected list} / {column: actual value}.
@@ -183,7 +205,8 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
 @functools.lru_cache(maxsize=None)
 def _states_now():
     table = models.Instance.__table__
-    return sa.select(table.c.task_state, table.c.vm_state).where(
+    return sa.select(table.c.task_state, table.c.vm_state,
+                     table.c.project_id).where(
         table.c.uuid == sa.bindparam("w_uuid"), table.c.deleted == 0)
 
 

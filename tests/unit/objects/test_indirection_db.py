@@ -96,6 +96,7 @@ def test_compute_side_instance_lifecycle_goes_through_conductor(
     with _database_allowed():
         base.KeelObject.indirection_api = None
         inst = objects.Instance(ctx, uuid=uuidutils.generate_uuid(),
+                                project_id=ctx.project_id,
                                 host="h1", vm_state="building",
                                 task_state="spawning", metadata={"a": "1"})
         inst.create()
