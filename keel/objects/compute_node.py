@@ -2,6 +2,7 @@
 import functools
 
 from oslo_serialization import jsonutils
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -85,16 +86,20 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
         node.obj_reset_changes(recursive=True)
         return node
 
-    def _values_for_db(self):
-        changes = self.obj_get_changes()
-        values = h.changes_for_db(self, models.ComputeNode,
-                                  skip=("stats", "host_ip"))
-        if "stats" in changes:
-            values["stats"] = jsonutils.dumps(changes["stats"] or {})
-        if "host_ip" in changes:
-            ip = changes["host_ip"]
-            values["host_ip"] = None if ip is None else str(ip)
-        if "supported_hv_specs" in changes:
+    def _values_for_db(self, changes=None):
+        """The changed fields as columns, converted as Nova's
+        _convert_*_to_db_format do: stats None and an empty host_ip are
+        not written at all (the column keeps what it has)."""
+        if changes is None:
+            changes = self.obj_get_changes()
+        cols = h.columns(models.ComputeNode)
+        values = {k: v for k, v in changes.items()
+                  if k in cols and k not in ("id", "stats", "host_ip")}
+        if changes.get("stats") is not None:
+            values["stats"] = jsonutils.dumps(changes["stats"])
+        if changes.get("host_ip"):
+            values["host_ip"] = str(changes["host_ip"])
+        if changes.get("supported_hv_specs") is not None:
             values["supported_instances"] = jsonutils.dumps(
                 [s.to_list() for s in changes["supported_hv_specs"]])
         if "pci_device_pools" in changes:
@@ -171,21 +176,65 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
 
     @base.remotable
     def save(self, prune_stats=False):
-        values = self._values_for_db()
-        # The connection-mode transaction (no ORM Session): both statements
-        # are Core, built once. The row is still read, so the object comes
-        # back as the database has it (another writer's mapped, a merge).
+        # As Nova 34: prune_stats is ignored (its "no longer relevant"), the
+        # stats given replace the column, updated_at is always stamped (so
+        # a scheduler caching nodes by updated_at sees every save) and a
+        # node missing under the context's read_deleted is
+        # ComputeHostNotFound.
+        changes = self.obj_get_changes()
+        values = self._values_for_db(changes)
+        values["updated_at"] = timeutils.utcnow()
+        mode = getattr(self._context, "read_deleted", "no")
         with h.cell_core_writer(self._context) as s:
-            row = h.read_live_row(s, models.ComputeNode, self.id)
-            if row is None:
-                raise exception.ComputeHostNotFound(host=self.id)
-            if "stats" in values and not prune_stats:
-                # Without pruning, new stats are merged into the old ones.
-                merged = jsonutils.loads(row.stats or "{}")
-                merged.update(jsonutils.loads(values["stats"]))
-                values["stats"] = jsonutils.dumps(merged)
-            h.update_row(s, row, values)
-            self._from_db_object(self._context, self, row)
+            conn = s.connection()
+            if self._known_after(changes, mode) and self._save_guarded(
+                    conn, values):
+                return
+            self._save_read(conn, values, mode)
+
+    def _known_after(self, changes, mode):
+        """Whether the object, with what save writes, is what Nova's
+        re-read row would give: every field set, nothing left unwritten
+        (stats None, no host_ip keep the column's value), and the object
+        as live as the row the guarded UPDATE matches (deleted == 0)."""
+        if mode != "no" or changes.get("stats", {}) is None or (
+                "host_ip" in changes and not changes["host_ip"]):
+            return False
+        return all(self.obj_attr_is_set(name) for name in self.fields) \
+            and not self.deleted and self.deleted_at is None
+
+    def _save_guarded(self, conn, values):
+        """One UPDATE of the live row, matching only while ``mapped`` (the
+        one column another writer sets: discover_hosts) still holds what
+        the object has; the object is then what a re-read gives, without
+        reading. False (nothing written): deleted, or mapped moved."""
+        guard = "mapped" not in values
+        params = _params(self.id, values)
+        if guard:
+            params["c_mapped"] = self.mapped
+        if conn.execute(_update_statement(tuple(sorted(values)), "no",
+                                          guard), params).rowcount != 1:
+            return False
+        for kind in ("cpu", "ram", "disk"):
+            name = "%s_allocation_ratio" % kind
+            if name in values and not values[name]:
+                setattr(self, name, _initial_ratio(kind))
+        self.updated_at = values["updated_at"]
+        self.obj_reset_changes(recursive=True)
+        return True
+
+    def _save_read(self, conn, values, mode):
+        """Nova's compute_node_update: read the row (context's
+        read_deleted), write the values, and the object is the row read
+        with the values over it."""
+        found = conn.execute(_select_statement(mode),
+                             {"w_id": self.id}).first()
+        if found is None:
+            raise exception.ComputeHostNotFound(host=self.id)
+        conn.execute(_update_statement(tuple(sorted(values)), mode, False),
+                     _params(self.id, values))
+        self._from_db_object(self._context, self, h.RowValues(
+            models.ComputeNode, found._mapping, values))
 
     @base.remotable
     def destroy(self):
@@ -194,6 +243,43 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
             if row is None or row.deleted:
                 raise exception.ComputeHostNotFound(host=self.id)
             h.soft_delete_row(row)
+
+
+def _deleted_filter(stmt, table, mode):
+    if mode == "no":
+        return stmt.where(table.c.deleted == 0)
+    if mode == "only":
+        return stmt.where(table.c.deleted != 0)
+    return stmt
+
+
+@functools.lru_cache(maxsize=4)
+def _select_statement(mode):
+    """ComputeNode.save's read of the row (its rare path), built once."""
+    table = models.ComputeNode.__table__
+    return _deleted_filter(sa.select(table).where(
+        table.c.id == sa.bindparam("w_id")), table, mode)
+
+
+@functools.lru_cache(maxsize=128)
+def _update_statement(names, mode, guard_mapped):
+    """ComputeNode.save's UPDATE of columns ``names``, built once per
+    column set; ``guard_mapped``: only while mapped (NULL read as 0, as
+    the object does) equals ``c_mapped``."""
+    table = models.ComputeNode.__table__
+    stmt = _deleted_filter(sa.update(table).where(
+        table.c.id == sa.bindparam("w_id")), table, mode)
+    if guard_mapped:
+        stmt = stmt.where(sa.func.coalesce(table.c.mapped, 0) ==
+                          sa.bindparam("c_mapped"))
+    return stmt.values({table.c[name]: sa.bindparam("v_" + name)
+                        for name in names})
+
+
+def _params(node_id, values):
+    params = {"v_" + k: v for k, v in values.items()}
+    params["w_id"] = node_id
+    return params
 
 
 @functools.lru_cache(maxsize=8)

@@ -114,23 +114,119 @@ def test_service_save_writes_changed_columns_only(ctx):
         svc.save()
 
 
-def test_compute_node_save_merges_stats_and_rereads(ctx):
+def _node_row(ctx, node_id):
+    with session.cell_reader(ctx) as s:
+        return s.execute(sa.select(models.ComputeNode).where(
+            models.ComputeNode.id == node_id)).scalars().one()
+
+
+def _set_columns(ctx, node_id, **values):
+    """Another writer's UPDATE of the row (discover_hosts' mapped...)."""
+    with session.cell_writer(ctx) as s:
+        s.execute(sa.update(models.ComputeNode).where(
+            models.ComputeNode.id == node_id).values(**values))
+
+
+def test_compute_node_save_replaces_stats_in_one_update(ctx):
+    # Nova 34's ComputeNode.save ignores prune_stats ("no longer
+    # relevant") and compute_node_update replaces the stats column with
+    # the object's stats: nothing is merged (keel used to merge them
+    # when prune_stats was False, which Nova has not done since Kilo).
     node = _node(ctx, stats={"a": "1"})
     node.stats = {"b": "2"}
     node.vcpus_used = 2
     with _statements() as seen:
         node.save()
-    assert seen == ["SELECT", "UPDATE"], seen
-    assert node.stats == {"a": "1", "b": "2"} and node.vcpus_used == 2
+    assert seen == ["UPDATE"], seen
+    assert node.stats == {"b": "2"} and node.vcpus_used == 2
     assert not node.obj_what_changed()
     _same(node, objects.ComputeNode.get_by_id(ctx, node.id))
     node.stats = {"c": "3"}
-    node.save(prune_stats=True)
+    node.save(prune_stats=False)
     assert objects.ComputeNode.get_by_id(ctx, node.id).stats == {"c": "3"}
-    node.destroy()
-    with pytest.raises(exception.ComputeHostNotFound):
-        node.vcpus_used = 3
+    node.stats = {"d": "4"}
+    node.save(prune_stats=True)
+    assert objects.ComputeNode.get_by_id(ctx, node.id).stats == {"d": "4"}
+
+
+def test_compute_node_save_always_stamps_updated_at(ctx):
+    # Nova stamps updated_at even when nothing else changes, so a
+    # scheduler keeping nodes by updated_at sees every save.
+    node = _node(ctx)
+    old = datetime.datetime(2020, 1, 1)
+    _set_columns(ctx, node.id, updated_at=old)
+    with _statements() as seen:
         node.save()
+    assert seen == ["UPDATE"], seen
+    stamped = _node_row(ctx, node.id).updated_at
+    assert stamped is not None and _naive(stamped) > old
+    assert _naive(node.updated_at) == _naive(stamped)
+
+
+def test_compute_node_save_sees_another_writers_mapped(ctx):
+    # Nova's object comes back from the row compute_node_update read:
+    # a mapped set meanwhile (discover_hosts) is on the saved object.
+    node = _node(ctx)
+    assert node.mapped == 0
+    _set_columns(ctx, node.id, mapped=1)
+    node.vcpus_used = 3
+    with _statements() as seen:
+        node.save()
+    assert seen == ["UPDATE", "SELECT", "UPDATE"], seen
+    assert node.mapped == 1 and node.vcpus_used == 3
+    _same(node, objects.ComputeNode.get_by_id(ctx, node.id))
+    # The object now holds the stored value: one statement again.
+    node.vcpus_used = 4
+    with _statements() as seen:
+        node.save()
+    assert seen == ["UPDATE"], seen
+
+
+def test_compute_node_save_of_unwritten_values_rereads(ctx):
+    # Nova writes no stats for None and no host_ip for None: the columns
+    # keep their values and the object comes back with them.
+    node = _node(ctx, stats={"a": "1"}, host_ip="10.0.0.5")
+    node.stats = None
+    node.host_ip = None
+    node.cpu_allocation_ratio = 0.0
+    node.save()
+    assert node.stats == {"a": "1"} and str(node.host_ip) == "10.0.0.5"
+    # An unset ratio reads as the configured/initial one (4.0 here).
+    assert node.cpu_allocation_ratio == 4.0
+    assert not node.obj_what_changed()
+    _same(node, objects.ComputeNode.get_by_id(ctx, node.id))
+    row = _node_row(ctx, node.id)
+    assert row.stats == '{"a": "1"}' and row.host_ip == "10.0.0.5"
+    # Same without a read when every value written is known.
+    node.ram_allocation_ratio = 0.0
+    with _statements() as seen:
+        node.save()
+    assert seen == ["UPDATE"], seen
+    _same(node, objects.ComputeNode.get_by_id(ctx, node.id))
+
+
+def test_compute_node_save_of_a_deleted_node(ctx):
+    node = _node(ctx)
+    objects.ComputeNode.get_by_id(ctx, node.id).destroy()
+    node.vcpus_used = 3
+    with pytest.raises(exception.ComputeHostNotFound):
+        node.save()
+    with pytest.raises(exception.ComputeHostNotFound):
+        node.save()
+    assert _node_row(ctx, node.id).vcpus_used == 0
+    # Nova's model_query follows the context's read_deleted.
+    node._context = ctx.elevated(read_deleted="yes")
+    node.save()
+    assert _node_row(ctx, node.id).vcpus_used == 3
+    assert node.deleted
+
+
+def test_compute_node_save_of_a_partial_object(ctx):
+    node = _node(ctx, stats={"a": "1"})
+    partial = objects.ComputeNode(ctx, id=node.id, vcpus_used=5)
+    partial.save()
+    assert partial.stats == {"a": "1"} and partial.vcpus_used == 5
+    _same(partial, objects.ComputeNode.get_by_id(ctx, node.id))
 
 
 def test_event_results_are_what_a_reread_gives(ctx, instance):

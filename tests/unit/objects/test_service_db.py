@@ -148,7 +148,8 @@ def test_compute_node_round_trip(ctx):
     got.save()
     fresh = objects.ComputeNode.get_by_id(ctx, node.id)
     assert fresh.vcpus_used == 2
-    assert fresh.stats == {"num_instances": "1", "io": "3"}
+    # Nova's save replaces the stats column (no merge).
+    assert fresh.stats == {"io": "3"}
     fresh.destroy()
     with pytest.raises(exception.ComputeHostNotFound):
         objects.ComputeNode.get_by_id(ctx, node.id)
