@@ -778,6 +778,10 @@ def report(pl, msg, n):
     floor = sum(parts.values())
     raw = (sum(pl["raw"]["boot"].values()) if pl else 0) + (
         msg["raw"] if msg else 0)
+    missing = [name for name, got in (("Placement", pl), ("messaging", msg))
+               if not got]
+    if missing:
+        print(f"PARTIAL: {' and '.join(missing)} not measured (--part)")
     print(f"floor of parts keel does not own: {floor:.4f} CPU-s per boot "
           f"(ratio to the {TARGET_CPU_PER_BOOT} target: "
           f"{floor / TARGET_CPU_PER_BOOT:.2f}); left for keel's own work: "
