@@ -164,9 +164,22 @@ class InstanceInvalidState(Invalid):
                "%(method)s while the instance is in this state.")
 
 
-class UnexpectedTaskStateError(NovaException):
+class InstanceUpdateConflict(NovaException):
+    """A compare-and-swap save found other states than it expected.
+
+    As Nova's: the task-state errors below are kinds of it, a vm_state-only
+    conflict raises it itself, and the unknown case (the UPDATE missed but
+    the re-read shows no differing state) is its own subclass."""
     msg_fmt = ("Conflict updating instance %(instance_uuid)s. "
                "Expected: %(expected)s. Actual: %(actual)s")
+
+
+class UnknownInstanceUpdateConflict(InstanceUpdateConflict):
+    msg_fmt = ("Conflict updating instance %(instance_uuid)s, but we were "
+               "unable to determine the cause")
+
+
+class UnexpectedTaskStateError(InstanceUpdateConflict):
     code = 409
 
 
@@ -244,11 +257,6 @@ class CellTimeout(NotFound):
 
 class MarkerNotFound(NotFound):
     msg_fmt = "Marker %(marker)s could not be found."
-
-
-class InstanceUpdateConflict(NovaException):
-    msg_fmt = ("Conflict updating instance %(instance_uuid)s, but we were "
-               "unable to determine the cause")
 
 
 class FlavorNotFoundByName(FlavorNotFound):

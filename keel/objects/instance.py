@@ -437,7 +437,8 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         list; None in the list means NULL) the write only happens if the
         row still has one of those states, checked in the same UPDATE;
         otherwise UnexpectedTaskStateError (UnexpectedDeletingTaskStateError
-        when the instance is being deleted) or UnexpectedVMStateError.
+        when the instance is being deleted) or, when only vm_state differs,
+        InstanceUpdateConflict (their base class, as Nova's).
         As Nova's, no field of the row changed (object fields only) means no
         UPDATE of the row: no state check, no instance.update. A user
         context saves only its project's instances (else InstanceNotFound).

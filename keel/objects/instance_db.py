@@ -194,12 +194,12 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
     props = {"instance_uuid": uuid, "expected": conflicts_expected,
              "actual": conflicts_actual}
     if not conflicts_actual:
-        raise exception.InstanceUpdateConflict(**props)
+        raise exception.UnknownInstanceUpdateConflict(**props)
     if "task_state" in conflicts_actual:
         if conflicts_actual["task_state"] == "deleting":
             raise exception.UnexpectedDeletingTaskStateError(**props)
         raise exception.UnexpectedTaskStateError(**props)
-    raise exception.UnexpectedVMStateError(**props)
+    raise exception.InstanceUpdateConflict(**props)
 
 
 @functools.lru_cache(maxsize=None)

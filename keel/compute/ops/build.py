@@ -94,8 +94,7 @@ def _give_up(build, exc, exc_info, delays=(0, 2, 5)):
                           expected_task_state=cleanup.NOT_DELETING)
             return
         except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError,
-                exception.UnexpectedVMStateError):
+                exception.InstanceUpdateConflict):
             return
         except Exception as again:  # noqa: BLE001 - try again, then leave
             LOG.warning("Could not put instance %s in ERROR yet: %s",
@@ -171,8 +170,7 @@ class Build(object):
         except _GONE:
             LOG.debug("Instance %s disappeared before build", instance.uuid)
             return DELETED
-        except (exception.UnexpectedTaskStateError,
-                exception.UnexpectedVMStateError) as exc:
+        except exception.InstanceUpdateConflict as exc:
             # Someone else owns it now; its allocations are theirs too.
             LOG.debug("Not building %s: %s", instance.uuid, exc)
             return SKIPPED

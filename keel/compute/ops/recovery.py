@@ -231,8 +231,7 @@ def error_out_abandoned_builds(mgr, context):
             instance.save(expected_task_state=[read_task_state],
                           expected_vm_state=[states.BUILDING])
         except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError,
-                exception.UnexpectedVMStateError):
+                exception.InstanceUpdateConflict):
             continue
         exc = exception.BuildAbortException(instance_uuid=instance.uuid,
                                             reason=_ABANDONED)

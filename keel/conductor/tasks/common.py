@@ -85,8 +85,6 @@ def put_in_error(context, instance_uuid, exc, request_spec, method=
                           expected_task_state=BUILD_TASK_STATES)
             add_fault(context, instance_uuid, exc, exc_info, host=host)
     except (exception.InstanceNotFound,
-            exception.UnexpectedTaskStateError,
-            exception.UnexpectedVMStateError,
             exception.InstanceUpdateConflict) as gone:
         LOG.info("Not setting instance %s to ERROR: %s", instance_uuid, gone)
         return False

@@ -105,8 +105,7 @@ class Reschedule:
             instance.save(expected_vm_state=common.BUILDING,
                           expected_task_state=common.BUILD_TASK_STATES)
         except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError,
-                exception.UnexpectedVMStateError):
+                exception.InstanceUpdateConflict):
             LOG.debug("Instance deleted during build",
                       instance_uuid=instance.uuid)
             self._release(cctxt, instance.uuid)

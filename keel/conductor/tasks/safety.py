@@ -355,8 +355,7 @@ def _error_out(cctxt, report, instance, timeout, why, host):
     try:
         instance.save(expected_vm_state=[BUILDING],
                       expected_task_state=[read_task_state])
-    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError,
-            exception.UnexpectedVMStateError):
+    except (exception.InstanceNotFound, exception.InstanceUpdateConflict):
         return False    # someone else moved it: theirs
     LOG.warning("Instance %s abandoned in BUILD (%s); setting it to ERROR",
                 instance.uuid, why)

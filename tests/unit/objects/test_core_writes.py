@@ -79,7 +79,7 @@ def test_compare_and_swap_state_shapes(ctx, instance):
     instance.task_state = "deleting"
     with pytest.raises(exception.UnexpectedTaskStateError):
         instance.save(expected_task_state=[])
-    with pytest.raises(exception.UnexpectedVMStateError):
+    with pytest.raises(exception.InstanceUpdateConflict):
         instance.save(expected_vm_state=("stopped", None))
     instance.save(expected_task_state=None)
     other = objects.Instance.get_by_uuid(ctx, instance.uuid)

@@ -92,7 +92,7 @@ def test_expected_task_state_is_compare_and_swap(ctx):
     with pytest.raises(exception.UnexpectedDeletingTaskStateError):
         other.save(expected_task_state=[None])
     other.vm_state = "error"
-    with pytest.raises(exception.UnexpectedVMStateError):
+    with pytest.raises(exception.InstanceUpdateConflict):
         other.save(expected_vm_state=["stopped"])
 
 

@@ -239,6 +239,9 @@ def test_state_conflicts_are_reported_as_nova_does(ctx):
     with pytest.raises(exception.UnexpectedTaskStateError) as err:
         inst.save(expected_task_state="networking",
                   expected_vm_state=["stopped", "error"])
+    # A kind of InstanceUpdateConflict, as Nova's: code catching the base
+    # class (or it over RPC) sees task-state conflicts too.
+    assert isinstance(err.value, exception.InstanceUpdateConflict)
     # Every conflicting state, expected values as a list.
     assert err.value.kwargs["expected"] == {
         "task_state": ["networking"], "vm_state": ["stopped", "error"]}
@@ -248,10 +251,12 @@ def test_state_conflicts_are_reported_as_nova_does(ctx):
         "Conflict updating instance %s. Expected: {'task_state': "
         "['networking'], 'vm_state': ['stopped', 'error']}. Actual: "
         "{'task_state': 'spawning', 'vm_state': 'building'}" % inst.uuid)
-    # Only the vm_state conflicts: UnexpectedVMStateError naming it alone.
-    with pytest.raises(exception.UnexpectedVMStateError) as err:
+    # Only the vm_state conflicts: Nova's plain InstanceUpdateConflict
+    # naming it alone (not a task-state error, which callers treat apart).
+    with pytest.raises(exception.InstanceUpdateConflict) as err:
         inst.save(expected_task_state="spawning",
                   expected_vm_state="stopped")
+    assert type(err.value) is exception.InstanceUpdateConflict
     assert err.value.kwargs["expected"] == {"vm_state": ["stopped"]}
     assert err.value.kwargs["actual"] == {"vm_state": "building"}
 
