@@ -443,6 +443,19 @@ def cell_connection_writer(context):
     return _cell_for(context).writer.connection.using(context)
 
 
+def in_transaction(context):
+    """Whether a transaction (any database) is open on ``context`` in this
+    thread: a transaction begun now would join it (or, for another
+    database, nest inside its caller's), so it is not the outermost.
+    enginefacade keeps the open one as ``current`` of the context's
+    per-thread ``_enginefacade_context`` (what its public
+    ``context.transaction_ctx`` reads; keel.context already knows that
+    attribute). Read directly: transaction_ctx answers "none" with an
+    exception whose message formats the context, ~4 us per call."""
+    local = getattr(context, "_enginefacade_context", None)
+    return local is not None and getattr(local, "current", None) is not None
+
+
 def api_engine():
     return api_context_manager().writer.get_engine()
 

@@ -175,6 +175,7 @@ class ComputeNode(base.KeelPersistentObject, base.KeelObject):
                 self._from_db_object(self._context, self, row)
 
     @base.remotable
+    @h.retry_on_deadlock
     def save(self, prune_stats=False):
         # As Nova 34: prune_stats is ignored (its "no longer relevant"), the
         # stats given replace the column, updated_at is always stamped (so

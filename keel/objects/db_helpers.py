@@ -6,7 +6,9 @@ onto object fields.
 """
 import contextlib
 import functools
+import inspect
 
+from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import timeutils
@@ -102,6 +104,48 @@ def cell_core_reader(context):
 def cell_core_writer(context):
     """cell_writer for Core-only code (see CoreTransaction)."""
     return _core(session.cell_connection_writer, context)
+
+
+def _context_of(args):
+    """The RequestContext of an object method (self._context) or of a
+    (remotable) classmethod or function taking the context first."""
+    first = args[0]
+    if isinstance(first, type):
+        return args[1]
+    context = getattr(first, "_context", None)
+    return first if context is None else context
+
+
+def retry_on_deadlock(fn=None, exception_checker=None):
+    """Nova's ``wrap_db_retry(max_retries=5, retry_on_deadlock=True)`` for
+    a call that opens its own writer transaction: a DBDeadlock (MySQL
+    1213, PostgreSQL 40P01; oslo.db's filters) re-runs the whole call in a
+    new transaction, after oslo.db's growing, jittered sleep.
+
+    A retry is only right for the outermost transaction: inside a caller's
+    (open on the same context) the deadlock has already rolled that one
+    back, so the call runs once and the error goes to the caller, which
+    fails as before. ``exception_checker`` names more exceptions to retry
+    (Nova's instance update also retries UnknownInstanceUpdateConflict).
+    Put it under @remotable so that only the side with the database
+    retries."""
+    if fn is None:
+        return functools.partial(retry_on_deadlock,
+                                 exception_checker=exception_checker)
+    kwargs = {"max_retries": 5, "retry_on_deadlock": True}
+    if exception_checker is not None:
+        kwargs["exception_checker"] = exception_checker
+    retrying = oslo_db_api.wrap_db_retry(**kwargs)(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        if session.in_transaction(_context_of(args)):
+            return fn(*args, **kw)
+        return retrying(*args, **kw)
+    # The method's own signature for callers that read it (oslo's object
+    # fingerprints hash the remotable methods' argspecs).
+    wrapper.__signature__ = inspect.signature(fn)
+    return wrapper
 
 
 def api_reader(context):
@@ -271,3 +315,13 @@ def insert_row(session, model, values):
 def insert_rows(session, model, rows):
     """INSERT several rows of ``model`` as one executemany."""
     session.connection().execute(_insert(model), rows)
+
+
+def _unknown_update_conflict(exc):
+    return isinstance(exc, exception.UnknownInstanceUpdateConflict)
+
+
+# Nova's instance update: a conflict whose cause this transaction's read
+# view could not show is retried in a fresh transaction, as a deadlock is.
+retry_instance_update = functools.partial(
+    retry_on_deadlock, exception_checker=_unknown_update_conflict)

@@ -353,6 +353,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         return values
 
     @base.remotable
+    @h.retry_on_deadlock
     def create(self):
         h.check_not_created(self)
         if self.obj_attr_is_set("deleted") and self.deleted:
@@ -429,6 +430,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                 context, objects.TagList(context), objects.Tag, tag_rows)
 
     @base.remotable
+    @h.retry_instance_update
     def save(self, expected_vm_state=None, expected_task_state=None,
              admin_state_reset=False):
         """Write the changed fields.
@@ -539,6 +541,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         self.obj_reset_changes()
 
     @base.remotable
+    @h.retry_on_deadlock
     def destroy(self, hard_delete=False):
         """Soft-delete the instance and its dependent rows (as Nova's
         instance_destroy); raises InstanceNotFound if already gone."""
@@ -571,6 +574,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         self.obj_reset_changes(["deleted", "deleted_at"])
 
     @base.remotable
+    @h.retry_on_deadlock
     def delete_metadata_key(self, key):
         with h.cell_writer(self._context) as s:
             s.execute(sa.update(models.InstanceMetadata)

@@ -214,6 +214,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
             return cls._from_db_object(context, cls(), row)
 
     @base.remotable_classmethod
+    @h.retry_on_deadlock
     def event_start(cls, context, instance_uuid, event_name,
                     want_result=True, host=None):
         now = timeutils.utcnow()
@@ -237,6 +238,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
 
     @base.serialize_args
     @base.remotable_classmethod
+    @h.retry_on_deadlock
     def event_finish_with_failure(cls, context, instance_uuid, event_name,
                                   exc_val=None, exc_tb=None,
                                   want_result=None):
@@ -283,6 +285,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
                                              want_result=want_result)
 
     @base.remotable
+    @h.retry_on_deadlock
     def finish_with_failure(self, exc_val, exc_tb):
         with h.cell_writer(self._context) as s:
             row = s.get(models.InstanceActionEvent, self.id)
@@ -300,6 +303,7 @@ class InstanceActionEvent(base.KeelPersistentObject, base.KeelObject,
         self.finish_with_failure(exc_val=None, exc_tb=None)
 
     @base.remotable
+    @h.retry_on_deadlock
     def create(self, instance_uuid, request_id):
         h.check_not_created(self)
         with h.cell_writer(self._context) as s:

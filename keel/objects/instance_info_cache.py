@@ -100,6 +100,7 @@ class InstanceInfoCache(base.KeelPersistentObject, base.KeelObject):
         self._from_db_object(self._context, self, row)
 
     @base.remotable
+    @h.retry_on_deadlock
     def save(self, update_cells=True):
         with h.cell_core_writer(self._context) as s:
             self._save_in_session(s)

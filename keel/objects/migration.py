@@ -140,6 +140,7 @@ class Migration(base.KeelPersistentObject, base.KeelObject,
             self._from_db_object(self._context, self, row)
 
     @base.remotable
+    @h.retry_on_deadlock
     def save(self):
         values = h.changes_for_db(self, models.Migration)
         with h.cell_writer(self._context) as s:

@@ -248,6 +248,7 @@ class Service(base.KeelPersistentObject, base.KeelObject):
                 self._from_db_object(self._context, self, row)
 
     @base.remotable
+    @h.retry_on_deadlock
     def save(self):
         values = h.changes_for_db(self, models.Service)
         if not values:
