@@ -39,6 +39,8 @@ class AllInOne:
         self.placement = embedded_placement.start_placement(
             self.layout.placement_db, host=self.layout.listen,
             port=self.layout.placement_port)
+        # Keel's own Placement clients skip the loopback HTTP hop.
+        self.placement.serve_in_process()
         from keel.allinone import placement_tuning
         placement_tuning.apply()
         settings.apply(self.conf, self.layout, self.placement.endpoint)

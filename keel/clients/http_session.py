@@ -8,12 +8,17 @@ talks to Placement twice per decision).  A service's environment does not
 change while it runs, so the answer for one scheme and host is kept.  What
 is honoured stays requests' own: proxies, no_proxy and the CA bundle
 variables, read at the first request to each origin.
+
+Requests under a base URL registered with :mod:`keel.clients.wsgi_transport`
+(the all-in-one's embedded Placement) call that WSGI app in-process.
 """
 import os
 from urllib.parse import urlsplit
 
 import requests
 from requests import utils as requests_utils
+
+from keel.clients import wsgi_transport
 
 
 class EnvCachingSession(requests.Session):
@@ -49,3 +54,6 @@ class EnvCachingSession(requests.Session):
                 "stream": requests.sessions.merge_setting(stream, self.stream),
                 "verify": requests.sessions.merge_setting(verify, self.verify),
                 "cert": requests.sessions.merge_setting(cert, self.cert)}
+
+    def get_adapter(self, url):
+        return wsgi_transport.adapter_for(url) or super().get_adapter(url)

@@ -187,12 +187,31 @@ class PlacementHandle(object):
         self.port = server.bind_addr[1]
         shown = "[%s]" % host if ":" in host else host
         self.endpoint = "http://%s:%d" % (shown, self.port)
+        # The WSGI app the socket serves, middleware included.
+        self.app = server.wsgi_app
+        self._in_process = False
         self._stopped = False
+
+    def serve_in_process(self):
+        """Let this process's keel clients call the app without the socket.
+
+        Sessions built by keel (``EnvCachingSession``) then send requests for
+        ``endpoint`` straight to the same app object in the calling thread,
+        at most as many at once as the server has threads; the port still
+        serves everyone else.
+        """
+        from keel.clients import wsgi_transport
+        wsgi_transport.register(self.endpoint, self.app,
+                                max_concurrent=self._server.requests.min)
+        self._in_process = True
 
     def stop(self, timeout=10):
         if self._stopped:
             return
         self._stopped = True
+        if self._in_process:
+            from keel.clients import wsgi_transport
+            wsgi_transport.unregister(self.endpoint)
         self._server.stop()
         self._thread.join(timeout)
         _release_database()
