@@ -8,9 +8,6 @@ from oslo_utils import uuidutils
 
 from keel.conf import CONF
 from keel import context as keel_context
-from keel.db.api import models as api_models
-from keel.db.cell import models as cell_models
-from keel.db import session
 from keel import objects
 from keel.notifications.testing import notification_capture  # noqa: F401
 from keel.rpc import transport as rpc_transport
@@ -46,26 +43,9 @@ PUBLIC_KEY = ("ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDx8nkQv/zgGgB4rMYmIf+6A4"
               "30bNH6Sw9JD9UZHYcpSxsIbECHw== Generated-by-Nova")
 
 
-@contextlib.contextmanager
 def cell_databases(tmp_path):
     """SQLite API and cell databases with every table."""
-    urls = [databases.create("sqlite", prefix="keel_ntfapi",
-                             tmp_path=tmp_path),
-            databases.create("sqlite", prefix="keel_ntfcell",
-                             tmp_path=tmp_path)]
-    CONF.set_override("connection", urls[0], group="api_database")
-    CONF.set_override("connection", urls[1], group="database")
-    session.reset()
-    api_models.Base.metadata.create_all(session.api_engine())
-    cell_models.Base.metadata.create_all(session.cell_engine())
-    try:
-        yield
-    finally:
-        session.reset()
-        CONF.clear_override("connection", group="api_database")
-        CONF.clear_override("connection", group="database")
-        for url in urls:
-            databases.drop(url)
+    return databases.keel_databases("sqlite", tmp_path, "keel_ntf")
 
 
 @contextlib.contextmanager

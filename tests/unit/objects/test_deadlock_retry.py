@@ -12,10 +12,7 @@ import pymysql
 import pytest
 import sqlalchemy as sa
 
-from keel.conf import CONF
 from keel import context as keel_context
-from keel.db.api import models as api_models
-from keel.db.cell import models as cell_models
 from keel.db import session
 from keel import objects
 from keel.objects import db_helpers as h
@@ -27,25 +24,12 @@ objects.register_all()
 @pytest.fixture(params=["sqlite",
                         pytest.param("mysql", marks=pytest.mark.integration)])
 def backend(request, tmp_path, monkeypatch):
-    urls = [databases.create(request.param, prefix="keel_dlapi",
-                             tmp_path=tmp_path),
-            databases.create(request.param, prefix="keel_dlcell",
-                             tmp_path=tmp_path)]
-    CONF.set_override("connection", urls[0], group="api_database")
-    CONF.set_override("connection", urls[1], group="database")
-    session.reset()
-    api_models.Base.metadata.create_all(session.api_engine())
-    cell_models.Base.metadata.create_all(session.cell_engine())
     # oslo.db sleeps 1 s before the first retry: recorded, not waited.
     sleeps = []
     monkeypatch.setattr(oslo_db_api, "time",
                         types.SimpleNamespace(sleep=sleeps.append))
-    yield request.param, sleeps
-    session.reset()
-    CONF.clear_override("connection", group="api_database")
-    CONF.clear_override("connection", group="database")
-    for url in urls:
-        databases.drop(url)
+    with databases.keel_databases(request.param, tmp_path, "keel_dl"):
+        yield request.param, sleeps
 
 
 def _deadlock(backend_name):

@@ -2,7 +2,6 @@
 a field of the row changed (no UPDATE, so no expected-state check, when
 none did); the row's UPDATE of a user context is limited to its project
 (Nova's project_only model_query), an admin or elevated one is not."""
-import contextlib
 
 import pytest
 import sqlalchemy as sa
@@ -14,28 +13,7 @@ from keel.notifications.testing import NotificationCapture
 from keel import objects
 from keel.objects import instance_db
 from tests.unit.objects.test_instance_db import _instance
-
-
-@contextlib.contextmanager
-def _executed():
-    """(statement object, SQL text, parameters) of each execution."""
-    seen = []
-
-    def before(conn, clause, multiparams, params, options):
-        seen.append([clause, None, None])
-
-    def cursor(conn, cur, statement, parameters, *args):
-        if seen and seen[-1][1] is None:
-            seen[-1][1:] = [statement, parameters]
-
-    engine = session.cell_engine()
-    sa.event.listen(engine, "before_execute", before)
-    sa.event.listen(engine, "before_cursor_execute", cursor)
-    try:
-        yield seen
-    finally:
-        sa.event.remove(engine, "before_execute", before)
-        sa.event.remove(engine, "before_cursor_execute", cursor)
+from tests.unit.objects.test_instance_statements import _executed
 
 
 def _row(ctx, uuid):
