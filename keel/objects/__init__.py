@@ -10,7 +10,7 @@ _MODULES = (
     "aggregate", "block_device", "build_request", "cell_mapping",
     "compute_node", "console_auth_token", "ec2", "external_event", "flavor",
     "host_mapping", "hv_spec", "image_meta", "instance", "instance_action",
-    "instance_fault", "instance_group", "instance_info_cache",
+    "instance_fault", "instance_group", "instance_info_cache", "instance_list",
     "instance_mapping", "instance_numa", "instance_pci_requests", "keypair",
     "migration",
     "migration_context", "network_metadata", "network_request", "numa",
