@@ -1,6 +1,9 @@
 """Object: Instance (the instances table and what hangs off it:
 instance_extra blobs, metadata, system metadata, info cache, tags);
 InstanceList is in keel.objects.instance_list."""
+import datetime
+
+import netaddr
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -232,14 +235,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         from keel import objects
 
         expected = _expand(expected_attrs)
-        h.copy_columns(instance, row, skip=_NOT_COLUMNS)
-        instance.deleted = row.deleted == row.id
-        instance.cleaned = bool(row.cleaned)
-        for name, default in (("locked", False), ("disable_terminate", False),
-                              ("shutdown_terminate", False),
-                              ("hidden", False), ("auto_disk_config", False)):
-            if getattr(instance, name) is None:
-                setattr(instance, name, default)
+        _fill_columns(instance, row)
         if "metadata" in expected:
             instance.metadata = {
                 m.key: m.value for m in instance_db.related(row, "metadata")}
@@ -400,21 +396,17 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
             if tag_rows:
                 h.insert_rows(s, models.Tag, [{"resource_id": uuid,
                                                "tag": tag} for tag in tags])
-            self._from_new_rows(row, cache_row, tag_rows, changes)
+        # Only once committed, as Nova fills the object from what
+        # instance_create returned: a deadlock at COMMIT (Galera) re-runs
+        # create, which must still find the object not created.
+        self._from_new_rows(row, cache_row, tag_rows, changes)
         self.obj_reset_changes(recursive=True)
 
     def _from_new_rows(self, row, cache_row, tag_rows, changes):
         from keel import objects
 
         context = self._context
-        h.copy_columns(self, row, skip=_NOT_COLUMNS)
-        self.deleted = False
-        self.cleaned = bool(row.cleaned)
-        for name, default in (("locked", False), ("disable_terminate", False),
-                              ("shutdown_terminate", False),
-                              ("hidden", False), ("auto_disk_config", False)):
-            if getattr(self, name) is None:
-                setattr(self, name, default)
+        _fill_columns(self, row)
         if "metadata" in changes:
             self.metadata = dict(changes["metadata"])
         if "system_metadata" in changes:
@@ -475,6 +467,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
         old_states = None
         # Core statements (metadata rows and a cache without its row go
         # through the ORM session CoreTransaction makes on demand).
+        row = None
         with h.cell_core_writer(self._context) as s:
             if notify:
                 old_states = instance_db.states_before_save(s, self.uuid)
@@ -483,7 +476,7 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                 stored_flavor = instance_db.stored_flavor(s, self.uuid)
             extra = self._extra_values(extra_names, stored_flavor)
             if write_row:
-                instance_db.compare_and_swap(
+                row = instance_db.compare_and_swap(
                     s, self.uuid, values,
                     expected_task_state=expected_task_state,
                     expected_vm_state=expected_vm_state,
@@ -499,8 +492,12 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
                     self.system_metadata)
             if save_cache:
                 self.info_cache._save_in_session(s)
-        if "updated_at" in values:
-            self.updated_at = values["updated_at"]
+        if row is not None:
+            # As Nova's save (_from_db_object of the updated row): the
+            # columns other writers changed meanwhile come back too. Only
+            # after the commit, so that a retried save still has its
+            # changes to write.
+            _refresh_columns(self, row)
         self._reset_saved(changes)
         if old_states is not None:
             self._send_update(old_states)
@@ -599,4 +596,60 @@ class Instance(base.KeelPersistentObject, base.KeelObject,
 _ROW_FIELDS = frozenset(
     name for name, field in Instance.fields.items()
     if not isinstance(field, ovoo_fields.ObjectField))
+# Fields that are columns of instances, as they are filled from a row.
+_COLUMN_FIELDS = tuple(sorted(
+    (h.columns(models.Instance) & set(Instance.fields)) - _NOT_COLUMNS))
+# Nullable columns of fields that are not: NULL reads as False.
+_FALSE_IF_NULL = frozenset(("locked", "disable_terminate",
+                            "shutdown_terminate", "hidden",
+                            "auto_disk_config"))
+
+
+def _fill_columns(inst, row):
+    """The column fields of ``inst`` from an instances row (ORM row or
+    RowValues), as Nova's _from_db_object sets them."""
+    h.copy_columns(inst, row, skip=_NOT_COLUMNS)
+    inst.deleted = row.deleted == row.id
+    inst.cleaned = bool(row.cleaned)
+    for name in _FALSE_IF_NULL:
+        if getattr(inst, name) is None:
+            setattr(inst, name, False)
+
+
+def _refresh_columns(inst, row):
+    """_fill_columns from a Core row, setting only the fields whose value
+    differs from the stored one: a field's setattr (its coercion) is the
+    cost, and after a save nearly all of them are equal."""
+    have = inst.__dict__
+    row = row._mapping
+    for name in _COLUMN_FIELDS:
+        value = row[name]
+        if value is None and name in _FALSE_IF_NULL:
+            value = False
+        current = have.get("_obj_" + name, _UNSET)
+        if current is not _UNSET and _same(current, value):
+            continue
+        setattr(inst, name, value)
+    deleted = row["deleted"] == row["id"]
+    if have.get("_obj_deleted", _UNSET) != deleted:
+        inst.deleted = deleted
+    cleaned = bool(row["cleaned"])
+    if have.get("_obj_cleaned", _UNSET) != cleaned:
+        inst.cleaned = cleaned
+
+
+_UNSET = object()
+
+
+def _same(current, stored):
+    """Whether a field's value equals the column's: datetimes are stored
+    naive (UTC), the fields hold them aware; addresses are netaddr
+    objects, stored as strings."""
+    if current == stored:
+        return True
+    if isinstance(current, datetime.datetime) and current.tzinfo is not None:
+        return current.replace(tzinfo=None) == stored
+    if isinstance(current, netaddr.IPAddress):
+        return str(current) == stored
+    return False
 

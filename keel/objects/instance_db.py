@@ -47,24 +47,30 @@ def load_options(expected_attrs):
     return opts
 
 
-def get_by_uuid(session, context, uuid, expected_attrs):
-    stmt = sa.select(models.Instance).where(models.Instance.uuid == uuid)
+def _get_one(session, context, where, expected_attrs, instance_id):
+    """The instance row matching ``where``, read as Nova's
+    _build_instance_get: model_query(project_only=True), so a user context
+    finds only its project's instances (another's is InstanceNotFound)."""
+    stmt = sa.select(models.Instance).where(where)
     stmt = h.filter_deleted(stmt, models.Instance, context)
-    row = session.execute(
-        stmt.options(*load_options(expected_attrs))).scalars().first()
-    if row is None:
-        raise exception.InstanceNotFound(instance_id=uuid)
-    return row
-
-
-def get_by_id(session, context, instance_id, expected_attrs):
-    stmt = sa.select(models.Instance).where(models.Instance.id == instance_id)
-    stmt = h.filter_deleted(stmt, models.Instance, context)
+    project_id = owner_filter(context)
+    if project_id is not None:
+        stmt = stmt.where(models.Instance.project_id == project_id)
     row = session.execute(
         stmt.options(*load_options(expected_attrs))).scalars().first()
     if row is None:
         raise exception.InstanceNotFound(instance_id=instance_id)
     return row
+
+
+def get_by_uuid(session, context, uuid, expected_attrs):
+    return _get_one(session, context, models.Instance.uuid == uuid,
+                    expected_attrs, uuid)
+
+
+def get_by_id(session, context, instance_id, expected_attrs):
+    return _get_one(session, context, models.Instance.id == instance_id,
+                    expected_attrs, instance_id)
 
 
 def sync_key_values(session, model, instance_uuid, wanted):
@@ -109,7 +115,8 @@ def owner_filter(context):
 
 
 @functools.lru_cache(maxsize=512)
-def _cas_statement(task_shape, vm_shape, names, by_project=False):
+def _cas_statement(task_shape, vm_shape, names, by_project=False,
+                   returning=False):
     """UPDATE instances SET <names> WHERE uuid = :w_uuid AND deleted = 0
     AND <the state checks> [AND project_id = :w_project_id], built once per
     shape of the checks, set of written columns and project filter (two
@@ -117,7 +124,8 @@ def _cas_statement(task_shape, vm_shape, names, by_project=False):
     values are all bound parameters (w_uuid, w_<column>_<i>, w_project_id,
     v_<column>). Building the statement and its cache key on every save
     cost more than the rest of the save; a statement kept keeps its key
-    (SQLAlchemy memoizes it)."""
+    (SQLAlchemy memoizes it). ``returning``: the variant that also
+    returns the updated row (Nova's save reads the row back)."""
     table = models.Instance.__table__
     stmt = sa.update(table).where(table.c.uuid == sa.bindparam("w_uuid"),
                                   table.c.deleted == 0)
@@ -146,6 +154,8 @@ def _cas_statement(task_shape, vm_shape, names, by_project=False):
     else:
         # Still a real UPDATE so the state check happens atomically.
         stmt = stmt.values({table.c.updated_at: table.c.updated_at})
+    if returning:
+        stmt = stmt.returning(*table.c)
     return stmt
 
 
@@ -155,7 +165,13 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
     [AND vm_state IN (...)] [AND project_id = ?]: the state checks and the
     write are one statement, so two racing writers cannot both win.
     ``project_id`` (owner_filter's answer) limits the write to that
-    project's instance: another project's is InstanceNotFound."""
+    project's instance: another project's is InstanceNotFound.
+
+    Returns the row as it is after the write (every column), as Nova's
+    instance_update_and_get_original does, so the caller also learns what
+    other writers changed: from UPDATE ... RETURNING where the database
+    has it (SQLite >= 3.35, PostgreSQL), else (MariaDB 10.11, MySQL) from
+    one SELECT in the same transaction, which sees the row just written."""
     params = {"w_uuid": uuid}
     if project_id is not None:
         params["w_project_id"] = project_id
@@ -173,13 +189,18 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
         shapes.append((len(not_null), has_null))
     for name, value in values.items():
         params["v_" + name] = value
+    conn = session.connection()
+    returning = conn.dialect.update_returning
     stmt = _cas_statement(shapes[0], shapes[1], tuple(sorted(values)),
-                          project_id is not None)
-    matched = session.connection().execute(stmt, params).rowcount
-    if matched:
-        return
-    found = session.connection().execute(
-        _states_now(), {"w_uuid": uuid}).first()
+                          project_id is not None, returning)
+    result = conn.execute(stmt, params)
+    if returning:
+        row = result.first()
+        if row is not None:
+            return row
+    elif result.rowcount:
+        return conn.execute(_row_now(), {"w_uuid": uuid}).first()
+    found = conn.execute(_states_now(), {"w_uuid": uuid}).first()
     if found is None or (project_id is not None and
                          found.project_id != project_id):
         raise exception.InstanceNotFound(instance_id=uuid)
@@ -200,6 +221,12 @@ def compare_and_swap(session, uuid, values, expected_task_state=None,
             raise exception.UnexpectedDeletingTaskStateError(**props)
         raise exception.UnexpectedTaskStateError(**props)
     raise exception.InstanceUpdateConflict(**props)
+
+
+@functools.lru_cache(maxsize=None)
+def _row_now():
+    table = models.Instance.__table__
+    return sa.select(table).where(table.c.uuid == sa.bindparam("w_uuid"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -302,6 +329,20 @@ _EXACT = ("uuid", "project_id", "user_id", "host", "node", "vm_state",
 # Filters matched as regular expressions, as Nova's name filters.
 _REGEX = {"display_name": "display_name", "name": "display_name",
           "display_description": "display_description"}
+
+
+def restrict_to_requester(context, filters):
+    """Nova's instance_get_all_by_filters_sort for a context that is not
+    admin: its project's instances only (the caller's project_id filter
+    replaced), or, without a project, its user's."""
+    if context is None or context.is_admin:
+        return filters
+    filters = dict(filters or {})
+    if context.project_id:
+        filters["project_id"] = context.project_id
+    else:
+        filters["user_id"] = context.user_id
+    return filters
 
 
 def apply_filters(stmt, context, filters):

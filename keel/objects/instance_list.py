@@ -40,8 +40,11 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
 
     @classmethod
     def _select(cls, context, filters, expected_attrs):
+        """The filtered query of get_by_filters (and of the API's list):
+        a context that is not admin sees its project's instances only."""
         stmt = sa.select(models.Instance).options(
             *instance_db.load_options(_expand(expected_attrs)))
+        filters = instance_db.restrict_to_requester(context, filters)
         return instance_db.apply_filters(stmt, context, filters)
 
     @base.remotable_classmethod
@@ -70,17 +73,18 @@ class InstanceList(base.ObjectListBase, base.KeelObject):
             rows = s.execute(stmt).scalars().all()
             return cls._from_rows(context, rows, expected_attrs)
 
+    # By host: every project's instances whatever the context (Nova's
+    # instance_get_all_by_host[_and_node] query without project_only).
     @base.remotable_classmethod
     def get_by_host(cls, context, host, expected_attrs=None, use_slave=False):
-        return cls.get_by_filters(context, {"host": host},
-                                  sort_key="id", sort_dir="asc",
-                                  expected_attrs=expected_attrs)
+        return cls._by_where(context, models.Instance.host == host,
+                             expected_attrs=expected_attrs)
 
     @base.remotable_classmethod
     def get_by_host_and_node(cls, context, host, node, expected_attrs=None):
-        return cls.get_by_filters(context, {"host": host, "node": node},
-                                  sort_key="id", sort_dir="asc",
-                                  expected_attrs=expected_attrs)
+        return cls._by_where(context, models.Instance.host == host,
+                             models.Instance.node == node,
+                             expected_attrs=expected_attrs)
 
     @base.remotable_classmethod
     def get_uuids_by_host(cls, context, host):

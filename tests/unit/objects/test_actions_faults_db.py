@@ -70,7 +70,9 @@ def test_actions_listed_newest_first_with_paging(ctx, instance):
 
 
 def test_faults(ctx, instance):
-    other = objects.Instance(ctx, uuid=uuidutils.generate_uuid())
+    # The context's project: a user context lists only its project's.
+    other = objects.Instance(ctx, uuid=uuidutils.generate_uuid(),
+                             project_id=ctx.project_id)
     other.create()
     for msg in ("first", "second" + "x" * 300):
         objects.InstanceFault(ctx, instance_uuid=instance.uuid, code=500,

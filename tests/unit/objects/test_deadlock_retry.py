@@ -200,3 +200,63 @@ def test_in_transaction_sees_the_open_one(backend):
     with h.api_reader(ctx):
         assert session.in_transaction(ctx)
     assert not session.in_transaction(ctx)
+
+
+class CommitDeadlock(object):
+    """Fails the next ``fail`` COMMITs of the cell engine with a deadlock,
+    as Galera reports a certification failure: at COMMIT, after every
+    statement of the transaction went through."""
+
+    def __init__(self, fail=1):
+        self.fail = fail
+        self.failed = 0
+        self.engine = session.cell_engine()
+        sa.event.listen(self.engine, "commit", self._commit)
+
+    def _commit(self, conn):
+        if self.failed < self.fail:
+            self.failed += 1
+            raise db_exc.DBDeadlock()
+
+    def remove(self):
+        sa.event.remove(self.engine, "commit", self._commit)
+
+
+def test_create_retried_after_deadlock_at_commit(backend):
+    _name, sleeps = backend
+    ctx = _ctx()
+    inst = objects.Instance(ctx, uuid=uuidutils.generate_uuid(),
+                            project_id="fake-project", user_id="fake-user",
+                            vm_state="building", task_state="scheduling",
+                            display_name="vm", metadata={"k": "v"},
+                            tags=objects.TagList(objects=[
+                                objects.Tag(tag="red")]))
+    dl = CommitDeadlock()
+    try:
+        inst.create()
+    finally:
+        dl.remove()
+    # The retry found the object still not created and created it once.
+    assert dl.failed == 1 and len(sleeps) == 1
+    got = objects.Instance.get_by_uuid(ctx, inst.uuid,
+                                       expected_attrs=["metadata", "tags"])
+    assert got.id == inst.id and got.metadata == {"k": "v"}
+    assert [t.tag for t in got.tags] == ["red"]
+    assert not inst.obj_what_changed()
+    live = objects.InstanceList.get_by_filters(ctx, {"uuid": inst.uuid})
+    assert len(live) == 1
+
+
+def test_save_retried_after_deadlock_at_commit(backend):
+    _name, sleeps = backend
+    ctx = _ctx()
+    inst = _instance(ctx)
+    dl = CommitDeadlock()
+    try:
+        inst.task_state = "spawning"
+        inst.save(expected_task_state="scheduling")
+    finally:
+        dl.remove()
+    assert dl.failed == 1 and len(sleeps) == 1
+    assert _stored(ctx, inst.uuid).task_state == "spawning"
+    assert inst.task_state == "spawning" and not inst.obj_what_changed()

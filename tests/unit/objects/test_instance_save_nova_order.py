@@ -14,6 +14,7 @@ from keel import objects
 from keel.objects import instance_db
 from tests.unit.objects.test_instance_db import _instance
 from tests.unit.objects.test_instance_statements import _executed
+from tests.unit.objects.test_instance_statements import _writes
 
 
 def _row(ctx, uuid):
@@ -139,11 +140,14 @@ def test_project_filter_is_a_second_prebuilt_statement(ctx):
             inst.task_state = "spawning"
             inst.save(expected_task_state="networking")
     (user_a, sql_ua, params_ua), (user_b, sql_ub, _), \
-        (admin_a, sql_aa, params_aa), (admin_b, _, _) = seen
+        (admin_a, sql_aa, params_aa), (admin_b, _, _) = _writes(seen)
     # One statement object per variant, reused; the project is a bound
     # parameter, only in the user context's statement.
     assert user_a is user_b and admin_a is admin_b and user_a is not admin_a
-    assert "project_id" in sql_ua and "project_id" not in sql_aa
+    # (The WHERE clause: the RETURNING list names every column.)
+    where_ua = sql_ua.split(" RETURNING ")[0].split(" WHERE ")[1]
+    where_aa = sql_aa.split(" RETURNING ")[0].split(" WHERE ")[1]
+    assert "project_id" in where_ua and "project_id" not in where_aa
     assert "fake-project" not in sql_ua
     assert "fake-project" in str(params_ua)
     assert "fake-project" not in str(params_aa)
