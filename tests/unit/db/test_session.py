@@ -313,3 +313,16 @@ def test_api_context_not_kept_when_its_setup_fails(api_db, monkeypatch):
     assert session._api_context is None
     monkeypatch.undo()
     assert session.api_context_manager() is session.api_context_manager()
+
+
+def test_keel_engines_do_not_sleep_at_checkin(tmp_path):
+    # oslo.db's sleep(0) at checkin is for eventlet; keel's contexts turn it
+    # off for every database, not only the pooled SQLite files.
+    for url in ("sqlite://", f"sqlite:///{tmp_path}/c.sqlite"):
+        ctx_mgr = session._new_context_manager(connection=url)
+        engine = ctx_mgr.writer.get_engine()
+        try:
+            assert not sa.event.contains(engine, "checkin",
+                                         engines._thread_yield)
+        finally:
+            engine.dispose()

@@ -215,3 +215,35 @@ def test_templated_cell_urls_are_filled_from_local_config(ctx):
             CONF.database.connection).path.lstrip("/")
     finally:
         CONF.clear_override("transport_url")
+
+
+def test_instance_mapping_counts_one_statement(ctx):
+    """Project and user counts come from one statement; mappings queued
+    for delete and other projects' do not count."""
+    rows = [("p1", "u1", False), ("p1", "u1", None), ("p1", "u2", False),
+            ("p1", "u1", True), ("p2", "u1", False)]
+    for project, user, queued in rows:
+        im = objects.InstanceMapping(
+            ctx, instance_uuid=uuidutils.generate_uuid(), project_id=project,
+            user_id=user, cell_mapping=None)
+        if queued is not None:
+            im.queued_for_delete = queued
+        im.create()
+    seen = []
+    engine = sa.engine.Engine
+
+    def record(conn, cursor, statement, *args):
+        seen.append(statement)
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        both = objects.InstanceMappingList.get_counts(ctx, "p1", "u1")
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+    assert both == {"project": {"instances": 3}, "user": {"instances": 2}}
+    assert [s for s in seen if "instance_mappings" in s and
+            s.lstrip().upper().startswith("SELECT")] == seen[-1:]
+    assert len([s for s in seen if "instance_mappings" in s]) == 1
+    assert objects.InstanceMappingList.get_counts(ctx, "p1") == {
+        "project": {"instances": 3}}
+    assert objects.InstanceMappingList.get_counts(ctx, "p3", "u9") == {
+        "project": {"instances": 0}, "user": {"instances": 0}}
