@@ -1,4 +1,6 @@
-"""No ROLLBACK round trip for a MySQL connection that has nothing to roll back.
+"""Fewer round trips on MySQL connections: no ROLLBACK or COMMIT for a
+connection with no transaction open, no ping for one that just answered,
+no second SET NAMES on a new connection.
 
 SQLAlchemy's pool rolls a connection back when it is returned ("reset on
 return"), even right after the Session committed or rolled back: every
@@ -8,28 +10,77 @@ know whether the DBAPI connection was used since, so it always asks.  We
 can: every statement SQLAlchemy sends goes through the dialect's do_execute*
 methods, and every transaction end through do_commit/do_rollback.  A
 connection on which nothing ran since its last COMMIT or ROLLBACK has no
-transaction open, so a further rollback -- the pool's reset or an explicit
-one -- is skipped.  A connection not seen yet (fresh, or used outside the
-dialect) counts as dirty, so it is rolled back as before.
+transaction open (the connection is not in autocommit mode, so InnoDB opens
+one only at a statement), so a further rollback -- the pool's reset or an
+explicit one -- and a commit of a transaction that sent nothing are skipped.
+A connection not seen yet (fresh, or used outside the dialect) counts as
+dirty, so it is rolled back or committed as before.
+
+oslo.db builds every engine with ``pool_pre_ping=True`` (no option turns it
+off), as Nova runs it: a ping round trip at every checkout, to find a
+connection the server dropped while it sat in the pool (wait_timeout, a
+restart, a proxy's idle timeout).  A connection whose server answered less
+than PING_AFTER seconds ago is not pinged: the server could have gone away
+in that gap as well as in the one between a ping and the next statement,
+which pinging never covered.  Either way a dropped connection surfaces as a
+disconnect error that invalidates the pool.  Idle connections (heartbeats,
+periodic tasks, a quiet API) are still pinged; connection_recycle_time still
+replaces old connections (the pool checks it before pinging).
+
+SQLAlchemy's PyMySQL dialect inherits MySQLdb's connect hook, which sends
+``SET NAMES <the connection's charset>``; PyMySQL (>= 1.1, as keel requires)
+already sent that very statement while connecting, so the hook is dropped.
 
 Installed once per process on the PyMySQL dialect class (every engine of
 the process, like keel.db.pymysql_tls).
 """
+import time
+
 _installed = False
 _DIRTY = "_keel_dirty"
+_ANSWERED = "_keel_answered"
+
+# Seconds after the server's last answer during which a checkout trusts
+# the connection without a ping. Under load a pooled connection is reused
+# within milliseconds; an idle service's connection waits longer than this.
+PING_AFTER = 1.0
+
+_clock = time.monotonic
 
 
 def _raw(connection):
-    # The pool hands the dialect a _ConnectionFairy; the flag lives on the
+    # The pool hands the dialect a _ConnectionFairy; the flags live on the
     # DBAPI connection it proxies, which outlives the fairy.
     return getattr(connection, "dbapi_connection", None) or connection
 
 
-def _mark(cursor):
+def _set(raw, name, value):
     try:
-        setattr(cursor.connection, _DIRTY, True)
+        setattr(raw, name, value)
     except AttributeError:
         pass
+
+
+def _answered(raw, dirty):
+    _set(raw, _DIRTY, dirty)
+    _set(raw, _ANSWERED, _clock())
+
+
+def _executing(execute):
+    def do_execute(self, cursor, *args, **kwargs):
+        raw = getattr(cursor, "connection", None)
+        # Dirty before sending: a statement that fails may still have
+        # opened a transaction (or left one open).
+        _set(raw, _DIRTY, True)
+        result = execute(self, cursor, *args, **kwargs)
+        _set(raw, _ANSWERED, _clock())
+        return result
+    return do_execute
+
+
+def _connect_sets_names():
+    import pymysql
+    return tuple(pymysql.VERSION[:2]) >= (1, 1)
 
 
 def install():
@@ -37,43 +88,48 @@ def install():
     if _installed:
         return
     try:
+        from sqlalchemy.dialects.mysql import mysqldb as sa_mysqldb
         from sqlalchemy.dialects.mysql import pymysql as sa_pymysql
     except ImportError:
         return
     dialect = sa_pymysql.MySQLDialect_pymysql
-    execute = dialect.do_execute
-    execute_no_params = dialect.do_execute_no_params
-    executemany = dialect.do_executemany
     commit = dialect.do_commit
     rollback = dialect.do_rollback
-
-    def do_execute(self, cursor, statement, parameters, context=None):
-        _mark(cursor)
-        return execute(self, cursor, statement, parameters, context)
-
-    def do_execute_no_params(self, cursor, statement, context=None):
-        _mark(cursor)
-        return execute_no_params(self, cursor, statement, context)
-
-    def do_executemany(self, cursor, statement, parameters, context=None):
-        _mark(cursor)
-        return executemany(self, cursor, statement, parameters, context)
+    ping = dialect.do_ping
 
     def do_commit(self, dbapi_connection):
+        raw = _raw(dbapi_connection)
+        if not getattr(raw, _DIRTY, True):
+            return
         commit(self, dbapi_connection)
         # Only once the server said OK: a failed COMMIT leaves it dirty.
-        setattr(_raw(dbapi_connection), _DIRTY, False)
+        _answered(raw, False)
 
     def do_rollback(self, dbapi_connection):
         raw = _raw(dbapi_connection)
         if not getattr(raw, _DIRTY, True):
             return
         rollback(self, dbapi_connection)
-        setattr(raw, _DIRTY, False)
+        _answered(raw, False)
 
-    dialect.do_execute = do_execute
-    dialect.do_execute_no_params = do_execute_no_params
-    dialect.do_executemany = do_executemany
+    def do_ping(self, dbapi_connection):
+        raw = _raw(dbapi_connection)
+        answered = getattr(raw, _ANSWERED, None)
+        if answered is not None and _clock() - answered < PING_AFTER:
+            return True
+        result = ping(self, dbapi_connection)
+        _set(raw, _ANSWERED, _clock())
+        return result
+
+    def on_connect(self):
+        # Skips MySQLdb's hook (its only work is the SET NAMES PyMySQL sent).
+        return super(sa_mysqldb.MySQLDialect_mysqldb, self).on_connect()
+
+    for name in ("do_execute", "do_execute_no_params", "do_executemany"):
+        setattr(dialect, name, _executing(getattr(dialect, name)))
     dialect.do_commit = do_commit
     dialect.do_rollback = do_rollback
+    dialect.do_ping = do_ping
+    if _connect_sets_names():
+        dialect.on_connect = on_connect
     _installed = True

@@ -1,10 +1,15 @@
 """keel.db.mysql_resets against a real MariaDB: a connection with nothing to
 roll back is returned to the pool without a ROLLBACK round trip, and one
-with work outstanding is still rolled back (its row locks released)."""
+with work outstanding is still rolled back (its row locks released); a
+connection in use is not pinged at checkout, an idle one is (and replaced
+when the server dropped it); a new connection sends SET NAMES once."""
+import time
+
 import pytest
 import sqlalchemy as sa
 from oslo_db.sqlalchemy import enginefacade
 
+from keel.db import mysql_resets
 from keel.db import session  # noqa: F401 - installs keel.db.mysql_resets
 from tests.fixtures import databases
 
@@ -68,3 +73,57 @@ def test_open_work_is_still_rolled_back_on_return(mariadb):
         s.rollback()
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT v FROM t")).scalar() == 0
+
+
+def _session_status(engine, name):
+    with engine.connect() as conn:
+        return int(conn.execute(sa.text(
+            "SHOW SESSION STATUS LIKE :n"), {"n": name}).fetchone()[1])
+
+
+def test_busy_connection_is_not_pinged_an_idle_one_is(mariadb, monkeypatch):
+    facade, engine = mariadb
+    # COM_PING counts in Com_admin_commands (not in Questions).
+    before = _session_status(engine, "Com_admin_commands")
+    for _ in range(20):
+        with facade.writer.using(_Ctx()) as s:
+            s.execute(sa.text("UPDATE t SET v = v + 1 WHERE id = 1"))
+    assert _session_status(engine, "Com_admin_commands") == before
+    monkeypatch.setattr(mysql_resets, "PING_AFTER", 0.05)
+    time.sleep(0.1)
+    with facade.writer.using(_Ctx()) as s:
+        s.execute(sa.text("UPDATE t SET v = v + 1 WHERE id = 1"))
+    assert _session_status(engine, "Com_admin_commands") == before + 1
+
+
+def test_connection_dropped_while_idle_is_replaced(mariadb, monkeypatch):
+    facade, engine = mariadb
+    monkeypatch.setattr(mysql_resets, "PING_AFTER", 0.05)
+    with engine.connect() as conn:
+        old_id = conn.execute(sa.text("SELECT CONNECTION_ID()")).scalar()
+    admin = sa.create_engine(databases.MARIADB_ADMIN_URL)
+    with admin.connect() as conn:
+        conn.execute(sa.text("KILL %d" % old_id))
+    admin.dispose()
+    time.sleep(0.1)
+    with facade.writer.using(_Ctx()) as s:
+        new_id = s.execute(sa.text("SELECT CONNECTION_ID()")).scalar()
+    assert new_id != old_id
+
+
+def test_transaction_without_statements_sends_no_commit(mariadb):
+    facade, engine = mariadb
+    before = _session_status(engine, "Com_commit")
+    for _ in range(5):
+        with facade.writer.connection.using(_Ctx()):
+            pass
+    assert _session_status(engine, "Com_commit") == before
+
+
+def test_new_connection_sends_set_names_once(mariadb):
+    facade, engine = mariadb
+    with engine.connect() as conn:
+        conn.invalidate()       # the pool's next checkout connects anew
+    # PyMySQL's SET NAMES and SET AUTOCOMMIT, oslo.db's sql_mode: three;
+    # SQLAlchemy's MySQLdb hook used to send SET NAMES a second time.
+    assert _session_status(engine, "Com_set_option") == 3
