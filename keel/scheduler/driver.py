@@ -19,6 +19,7 @@ import random
 from keel.conf import CONF
 from keel import context as keel_context
 from keel import exception
+from keel.clients import placement_candidates
 from keel.scheduler import aggregates as sched_aggregates
 from keel.scheduler import filters as host_filters
 from keel.scheduler import gcpause
@@ -119,39 +120,46 @@ class Scheduler:
         return found[0].uuid
 
     def get_candidates(self, ctxt, rr):
-        """(allocation requests by root provider uuid, summaries, version)."""
+        """(allocation requests by root provider uuid, summaries by provider
+        uuid, version); requests and summaries are the structs of
+        ``placement_candidates`` (``as_dict`` makes a request Nova's
+        dict)."""
         try:
-            alloc_reqs, summaries, version = \
-                self.report.placement.get_allocation_candidates(
-                    ctxt, rr.to_query(), version=rr.microversion)
+            found = self.report.placement.get_candidates_for_scheduling(
+                ctxt, rr.to_query(), version=rr.microversion)
         except exception.PlacementAPIConnectFailure:
             LOG.error("Placement API service is not responding.")
             raise exception.NoValidHost(reason="")
-        if not alloc_reqs:
+        version = rr.microversion
+        summaries = found.provider_summaries if found is not None else {}
+        if found is None or not found.allocation_requests:
             LOG.info("Got no allocation candidates from the Placement API. "
                      "This could be due to insufficient resources or a "
                      "temporary occurrence as compute nodes start up.")
-            return {}, summaries or {}, version
+            return {}, summaries, version
         by_root = {}
         get_summary = summaries.get
         get_found = by_root.get
-        for areq in alloc_reqs:
-            allocs = areq["allocations"]
+        for areq in found.allocation_requests:
+            allocs = areq.allocations
             if len(allocs) == 1:
                 # The common case (a request on one compute node provider):
                 # no set of roots to build.
                 rp, = allocs
                 summary = get_summary(rp)
-                root = summary.get("root_provider_uuid", rp) if summary \
+                root = (summary.root_provider_uuid or rp) if summary \
                     else rp
-                found = get_found(root)
-                if found is None:
+                same_root = get_found(root)
+                if same_root is None:
                     by_root[root] = [areq]
                 else:
-                    found.append(areq)
+                    same_root.append(areq)
                 continue
-            roots = {(get_summary(rp) or {}).get("root_provider_uuid", rp)
-                     for rp in allocs}
+            roots = set()
+            for rp in allocs:
+                summary = get_summary(rp)
+                roots.add((summary.root_provider_uuid or rp) if summary
+                          else rp)
             for root in roots:
                 by_root.setdefault(root, []).append(areq)
         return by_root, summaries, version
@@ -227,7 +235,8 @@ class Scheduler:
         for host in ordered:
             if not host.allocation_candidates:
                 continue
-            areq = host.allocation_candidates[0]
+            areq = placement_candidates.as_dict(
+                host.allocation_candidates[0])
             if instance_uuid is None or self._claim(
                     ctxt, spec, instance_uuid, areq, version):
                 self._consume(spec, host, instance_uuid)
@@ -285,7 +294,8 @@ class Scheduler:
             if alt is host or alt.cell_uuid != host.cell_uuid or \
                     not alt.allocation_candidates:
                 continue
-            chosen.append((alt, alt.allocation_candidates[0], version))
+            chosen.append((alt, placement_candidates.as_dict(
+                alt.allocation_candidates[0]), version))
         return chosen
 
     def _drop_claims(self, ctxt, instance_uuids):

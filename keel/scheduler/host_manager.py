@@ -112,21 +112,6 @@ class HostState:
         self.failed_builds = int(self.stats.get("failed_builds", 0) or 0)
         self.num_io_ops = int(self.stats.get("io_workload", 0) or 0)
 
-    def update_from_provider_summary(self, summary):
-        """Placement's usage of this node's root provider."""
-        resources = summary.get("resources") or {}
-        mem = resources.get("MEMORY_MB")
-        if mem is not None:
-            self.free_ram_mb = self.total_usable_ram_mb - mem["used"]
-        cpu = resources.get("VCPU")
-        if cpu is not None:
-            self.vcpus_used = cpu["used"]
-        disk = resources.get("DISK_GB")
-        if disk is not None:
-            self.free_disk_mb = (self.total_usable_disk_gb
-                                 - disk["used"]) * 1024
-        self._traits = summary.get("traits") or ()
-
     def consume_from_request(self, spec):
         """Account for an instance just placed here (multi-create)."""
         flavor = spec.flavor
@@ -292,7 +277,9 @@ class HostManager:
                                  provider_summaries=None, aggregates=None,
                                  candidates=None):
         """Per-request host states of ``node_uuids``; ``candidates`` ({node
-        uuid: [allocation request]}) fills their allocation_candidates."""
+        uuid: [allocation request]}) fills their allocation_candidates,
+        ``provider_summaries`` ({uuid: placement_candidates.Summary}) their
+        usage and traits."""
         from keel import objects
 
         node_uuids = list(node_uuids)
@@ -345,10 +332,10 @@ class HostManager:
                       zones_by_host, tracked, view, instances, recent,
                       candidates):
         """One per-request HostState per row: the template's copy with this
-        request's service, Placement usage, aggregates, instances and
-        allocation candidates (the copy and ``update_from_provider_summary``
-        written out inline, the lookups bound once: this loop runs for every
-        candidate of every decision)."""
+        request's service, Placement usage (the provider summary's used
+        amounts and traits), aggregates, instances and allocation
+        candidates (the copy written out inline, the lookups bound once:
+        this loop runs for every candidate of every decision)."""
         get_template = self._templates.get
         get_summary = summaries.get
         get_aggs = aggs_by_host.get
@@ -367,19 +354,19 @@ class HostManager:
             values["allocation_candidates"] = get_candidates(uuid) or []
             summary = get_summary(uuid)
             if summary is not None:
-                resources = summary.get("resources") or {}
+                resources = summary.resources
                 mem = resources.get("MEMORY_MB")
                 if mem is not None:
                     values["free_ram_mb"] = (values["total_usable_ram_mb"]
-                                             - mem["used"])
+                                             - mem.used)
                 cpu = resources.get("VCPU")
                 if cpu is not None:
-                    values["vcpus_used"] = cpu["used"]
+                    values["vcpus_used"] = cpu.used
                 disk = resources.get("DISK_GB")
                 if disk is not None:
                     values["free_disk_mb"] = (
-                        values["total_usable_disk_gb"] - disk["used"]) * 1024
-                values["_traits"] = summary.get("traits") or ()
+                        values["total_usable_disk_gb"] - disk.used) * 1024
+                values["_traits"] = summary.traits
             aggs = get_aggs(host)
             if aggs:
                 values["aggregates"] = aggs

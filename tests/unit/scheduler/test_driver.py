@@ -116,3 +116,86 @@ def test_multi_create_keeps_once_per_request_filtering(override,
     # ComputeFilter runs only for the first instance; the disabled host
     # must not come back for the second and third.
     assert [c[0][0].host for c in chosen] == ["h1", "h1", "h1"]
+
+
+class _FakeRequest:
+    microversion = "1.36"
+
+    def to_query(self):
+        return {}
+
+
+def _decoded_scheduler(body):
+    import orjson
+    import types
+
+    from keel.clients import placement_candidates
+
+    found = placement_candidates.decode(orjson.dumps(body))
+    placement = types.SimpleNamespace(
+        get_candidates_for_scheduling=lambda ctxt, query, version: found)
+    return driver.Scheduler(report_client=types.SimpleNamespace(
+        placement=placement))
+
+
+def test_candidates_grouped_by_root_provider():
+    from keel.clients import placement_candidates
+
+    on_root = {"allocations": {"root-a": {"resources": {"VCPU": 1}}},
+               "mappings": {"": ["root-a"]}}
+    on_child = {"allocations": {"child-b": {"resources": {"VCPU": 1}}},
+                "mappings": {"": ["child-b"]}}
+    # A sharing provider's request counts for both trees it spans.
+    spanning = {"allocations": {
+        "child-b": {"resources": {"VCPU": 1}},
+        "shared": {"resources": {"DISK_GB": 5}}},
+        "mappings": {"": ["child-b", "shared"]}}
+    sched = _decoded_scheduler({
+        "allocation_requests": [on_root, on_child, spanning],
+        "provider_summaries": {
+            "root-a": {"resources": {}, "root_provider_uuid": "root-a"},
+            "child-b": {"resources": {}, "root_provider_uuid": "root-b"},
+            "shared": {"resources": {}, "root_provider_uuid": "shared"}}})
+    by_root, summaries, version = sched.get_candidates(None, _FakeRequest())
+    plain = {root: [placement_candidates.as_dict(a) for a in areqs]
+             for root, areqs in by_root.items()}
+    assert plain == {"root-a": [on_root], "root-b": [on_child, spanning],
+                     "shared": [spanning]}
+    assert set(summaries) == {"root-a", "child-b", "shared"}
+    assert version == "1.36"
+
+
+def test_no_candidates():
+    sched = _decoded_scheduler({"allocation_requests": [],
+                                "provider_summaries": {}})
+    assert sched.get_candidates(None, _FakeRequest()) == ({}, {}, "1.36")
+
+
+def test_claims_and_alternates_get_plain_allocation_requests():
+    from keel.clients import placement_candidates
+    import orjson
+
+    hosts = hosts_with_candidates(5000, 4000, 3000)
+    for h in hosts:
+        h.allocation_candidates = placement_candidates.decode(orjson.dumps({
+            "allocation_requests": [{
+                "allocations": {h.uuid: {"resources": {"VCPU": 1}}},
+                "mappings": {"": [h.uuid]}}]})).allocation_requests
+    claimed = []
+
+    class Report:
+        def claim_resources(self, ctxt, consumer, areq, *args, **kwargs):
+            claimed.append(areq)
+            return True
+
+    sched = driver.Scheduler(report_client=Report())
+    sched.host_manager.note_claim = lambda *a: None
+    host, areq, weighed = sched._place_one(None, make_spec(), hosts, 0,
+                                           str(uuid.uuid4()), "1.36")
+    assert claimed == [areq] and areq == {
+        "allocations": {host.uuid: {"resources": {"VCPU": 1}}},
+        "mappings": {"": [host.uuid]}}
+    chosen = sched._with_alternates(host, areq, weighed, 3, "1.36")
+    assert [type(a) for _, a, _ in chosen] == [dict, dict, dict]
+    assert chosen[1][1]["allocations"] == {
+        chosen[1][0].uuid: {"resources": {"VCPU": 1}}}

@@ -3,9 +3,11 @@ the number of hosts (no query per host)."""
 import datetime
 import uuid
 
+import orjson
 import pytest
 import sqlalchemy as sa
 
+from keel.clients import placement_candidates
 from keel.conf import CONF
 from keel import context as keel_context
 from keel.db.api import models as api_models
@@ -142,9 +144,11 @@ def test_host_state_contents(ctxt):
         "availability_zone": "zone-1"})
     agg.create()
     agg.add_host("host001")
-    summaries = {nodes[1]: {"resources": {
-        "MEMORY_MB": {"capacity": 4096, "used": 3000},
-        "VCPU": {"capacity": 32, "used": 5}}, "traits": ["CUSTOM_X"]}}
+    summaries = placement_candidates.decode(orjson.dumps(
+        {"provider_summaries": {nodes[1]: {"resources": {
+            "MEMORY_MB": {"capacity": 4096, "used": 3000},
+            "VCPU": {"capacity": 32, "used": 5}},
+            "traits": ["CUSTOM_X"]}}})).provider_summaries
     states = host_manager.HostManager().get_host_states_by_uuids(
         ctxt, nodes, provider_summaries=summaries)
     by_host = {s.host: s for s in states}
