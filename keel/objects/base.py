@@ -63,6 +63,9 @@ class KeelObjectRegistry(ovoo_base.VersionedObjectRegistry):
             setattr(objects, cls.obj_name(), cls)
 
 
+# oslo's ObjectListBase.__init__ (see KeelObject._obj_from_primitive).
+_LIST_INIT = ovoo_base.ObjectListBase.__init__
+
 # The primitive's keys (serial namespace "nova_object").
 _NAME_KEY = "nova_object.name"
 _NS_KEY = "nova_object.namespace"
@@ -104,12 +107,33 @@ class KeelObject(ovoo_base.VersionedObject):
         # version match -- what our own services send -- is found with
         # one look. Anything else goes oslo's way (compatible versions,
         # errors).
-        classes = ovoo_base.VersionedObjectRegistry.obj_classes().get(objname)
+        # The registry's class table read where obj_classes() reads it,
+        # without making a registry object.
+        registry = ovoo_base.VersionedObjectRegistry._registry
+        table = registry._obj_classes if registry is not None else \
+            ovoo_base.VersionedObjectRegistry.obj_classes()
+        classes = table.get(objname)
         if classes:
             for objclass in classes:
                 if objclass.VERSION == objver:
                     return objclass
         return super().obj_class_from_name(objname, objver)
+
+    @classmethod
+    def obj_from_primitive(cls, primitive, context=None):
+        # oslo's, reading the three keys directly: it builds each key with
+        # two classmethod calls and an f-string, for every object (and
+        # nested object) of every message.
+        if cls.OBJ_SERIAL_NAMESPACE != KeelObject.OBJ_SERIAL_NAMESPACE:
+            return super().obj_from_primitive(primitive, context)
+        objns = primitive[_NS_KEY]
+        objname = primitive[_NAME_KEY]
+        objver = primitive[_VERSION_KEY]
+        if objns != cls.OBJ_PROJECT_NAMESPACE:
+            raise ovoo_exc.UnsupportedObjectError(
+                objtype="%s.%s" % (objns, objname))
+        objclass = cls.obj_class_from_name(objname, objver)
+        return objclass._obj_from_primitive(context, objver, primitive)
 
     def obj_to_primitive(self, target_version=None, version_manifest=None):
         """Backport with a version manifest even when none is given.
@@ -145,10 +169,17 @@ class KeelObject(ovoo_base.VersionedObject):
     def _obj_from_primitive(cls, context, objver, primitive):
         # oslo's, with the plain fields set without the setter's coerce
         # (an identity for them; see keel/objects/primitives.py).
-        self = cls()
+        data = primitive[_DATA_KEY]
+        if cls.__init__ is _LIST_INIT and "objects" in data:
+            # The list's __init__ would only set objects to a coerced []
+            # (through the setter) for the primitive's to replace.
+            self = cls.__new__(cls)
+            self._changed_fields = set()
+        else:
+            self = cls()
         self._context = context
         self.VERSION = objver
-        primitives.fields_from_primitive(self, primitive[_DATA_KEY])
+        primitives.fields_from_primitive(self, data)
         fields = self.fields
         self._changed_fields = {
             x for x in primitive.get(_CHANGES_KEY, ()) if x in fields}

@@ -31,9 +31,11 @@ _SAME_IF = {
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                       r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 # Kinds of the from-primitive plan.
-_SLOW, _PLAIN, _UUID, _ENUM, _DATETIME, _OBJECT, _DICT = range(7)
+_SLOW, _PLAIN, _UUID, _ENUM, _DATETIME, _OBJECT, _DICT, _OBJLIST = range(8)
 # Kinds of the to-primitive plan.
-_TO_SLOW, _TO_COPY, _TO_DATETIME, _TO_OBJECT = range(4)
+_TO_SLOW, _TO_COPY, _TO_DATETIME, _TO_OBJECT, _TO_OBJLIST = range(5)
+_GENERIC_FIELD = (ovoo_fields.Field.to_primitive,
+                  ovoo_fields.Field.from_primitive, ovoo_fields.Field.coerce)
 # What oslo's isotime writes (whole seconds, "Z"), read without iso8601.
 _ISOTIME_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})"
                          r"T([0-9]{2}):([0-9]{2}):([0-9]{2})Z\Z")
@@ -54,9 +56,7 @@ class Plan(object):
 
     def __init__(self, cls):
         self.fields = cls.fields
-        generic_field = (
-            ovoo_fields.Field.to_primitive, ovoo_fields.Field.from_primitive,
-            ovoo_fields.Field.coerce)
+        generic_field = _GENERIC_FIELD
         to_prim, from_prim, maybe_objects = [], [], []
         dict_elems = {}
         for name, field in cls.fields.items():
@@ -73,6 +73,8 @@ class Plan(object):
                 out = _TO_DATETIME
             elif plain_field and type(ftype) is ovoo_fields.Object:
                 out = _TO_OBJECT
+            elif plain_field and _object_element(ftype) is not None:
+                out = _TO_OBJLIST
             to_prim.append((name, "_obj_" + name, field, out))
             kind, same = _SLOW, None
             if plain_field and type(ftype) is ovoo_fields.DateTime and \
@@ -88,6 +90,11 @@ class Plan(object):
                 if elem is not None:
                     kind, same = _DICT, dict
                     dict_elems[name] = elem
+            elif plain_field and _object_element(ftype) is not None and \
+                    not ftype._element_type._type._subclasses and \
+                    not field.read_only:
+                # A list of one kind of object (ObjectListBase.objects).
+                kind, same = _OBJLIST, list
             if plain_field and type(ftype).from_primitive is \
                     ovoo_fields.FieldType.from_primitive:
                 coerce = type(ftype).coerce
@@ -123,6 +130,19 @@ def _plain_element(field):
     return _SAME_IF.get(type(ftype).coerce)
 
 
+def _object_element(ftype):
+    """The element Field of ``ftype`` when it is a List of objects whose
+    element field has only the generic Field calls, else None."""
+    if type(ftype) is not ovoo_fields.List:
+        return None
+    elem = ftype._element_type
+    if (type(elem).to_primitive, type(elem).from_primitive,
+            type(elem).coerce) != _GENERIC_FIELD or \
+            type(elem._type) is not ovoo_fields.Object:
+        return None
+    return elem
+
+
 def _plain_dict(value, same, nullable):
     # Keys must be str (CoercedDict's check); values exactly ``same``, or
     # None where the element field is nullable.
@@ -154,6 +174,11 @@ def fields_to_primitive(obj):
         elif out == _TO_OBJECT:
             # Object.to_primitive, without the two generic calls.
             primitive[name] = value.obj_to_primitive()
+        elif out == _TO_OBJLIST:
+            # List.to_primitive: each element's Field then Object call.
+            primitive[name] = [None if item is None
+                               else item.obj_to_primitive()
+                               for item in value]
         elif out == _TO_DATETIME and type(value) is datetime.datetime and \
                 value.year >= 1000 and (value.tzinfo is None or
                                         value.tzinfo is _UTC):
@@ -204,6 +229,10 @@ def fields_from_primitive(obj, objdata):
                     dict.update(coerced, value)
                     values[attr] = coerced
                     continue
+            elif kind == _OBJLIST:
+                value = _object_list(obj, name, attr, field, value)
+                if value is None:
+                    continue
             elif kind == _DATETIME:
                 # What parse_isotime then coerce give for isotime's form.
                 match = _ISOTIME_RE.match(value)
@@ -212,6 +241,29 @@ def fields_from_primitive(obj, objdata):
                         *map(int, match.groups()), tzinfo=_UTC)
                     continue
         setattr(obj, name, field.from_primitive(obj, name, value))
+
+
+def _object_list(obj, name, attr, field, items):
+    """List.from_primitive then the setter's List.coerce for a list of
+    object primitives: when every child is of the element's object type
+    (all Object.coerce checks), the CoercedList is filled without one
+    Field.coerce call per child and None is returned; otherwise the
+    children, for the setter to coerce (and refuse) as oslo does."""
+    elem = field._type._element_type
+    children = [item if item is None or isinstance(
+                    item, ovoo_base.VersionedObject)
+                else obj.obj_from_primitive(item, obj._context)
+                for item in items]
+    wanted = elem._type._obj_name
+    for child in children:
+        if child is None or child.obj_name() != wanted:
+            return children
+    coerced = ovoo_fields.CoercedList()
+    coerced.enable_coercing(elem, obj, name)
+    list.extend(coerced, children)
+    obj._changed_fields.add(name)
+    obj.__dict__[attr] = coerced
+    return None
 
 
 def what_changed(obj):
@@ -279,7 +331,7 @@ def install_properties(cls):
     equivalent ones that skip the generic calls for plain values (setting
     a field is the commonest thing objects do: every _from_db_object)."""
     for name, attr, field, kind, same, _null in plan_for(cls).from_prim:
-        if kind in (_SLOW, _DATETIME, _OBJECT, _DICT):
+        if kind in (_SLOW, _DATETIME, _OBJECT, _DICT, _OBJLIST):
             continue
         setattr(cls, name, property(_fast_getter(name, attr),
                                     _fast_setter(name, attr, field, kind,
