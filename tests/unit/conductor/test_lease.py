@@ -67,3 +67,74 @@ def test_renewal_moves_the_stamp_only_while_the_take_is_ours(ctxt, cells):
     # The re-driven one keeps the net's stamp: its copy owns it now.
     assert objects.BuildRequest.get_by_instance_uuid(
         ctxt, uuids[1]).updated_at.replace(tzinfo=None) == re_driven
+
+
+class _CountingCondition:
+    """A Condition that counts the wake-ups asked of it."""
+
+    def __init__(self):
+        import threading
+        self._cond = threading.Condition()
+        self.notified = 0
+
+    def __enter__(self):
+        return self._cond.__enter__()
+
+    def __exit__(self, *exc):
+        return self._cond.__exit__(*exc)
+
+    def wait(self, timeout=None):
+        return self._cond.wait(timeout)
+
+    def notify(self, n=1):
+        self.notified += 1
+        self._cond.notify(n)
+
+
+def _settled(renewer):
+    """Wait until the renewer's thread sleeps until its next lease."""
+    deadline = time.monotonic() + 5
+    while renewer._wake == 0.0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert renewer._wake, "the renewer thread never went to sleep"
+
+
+def test_a_lease_due_after_the_others_does_not_wake_the_renewer():
+    renewer = lease._Renewer()
+    renewer._cond = cond = _CountingCondition()
+    first = lease.BuildLease(None, ["a"], _now(), 30)
+    renewer.add(first)
+    _settled(renewer)
+    later = [lease.BuildLease(None, ["b%d" % i], _now(), 30)
+             for i in range(5)]
+    for held in later:
+        renewer.add(held)
+    assert cond.notified == 0
+    # One due before the thread would wake still wakes it.
+    sooner = lease.BuildLease(None, ["c"], _now(), 0.5)
+    renewer.add(sooner)
+    assert cond.notified == 1
+    for held in [first, sooner] + later:
+        renewer.discard(held)
+
+
+def test_a_lease_added_to_an_idle_renewer_is_renewed(monkeypatch):
+    renewed = []
+    monkeypatch.setattr(lease.BuildLease, "renew",
+                        lambda self, now=None: renewed.append(self.uuids))
+    renewer = lease._Renewer()
+    renewer.add(lease.BuildLease(None, ["x"], _now(), 0.5))
+    deadline = time.monotonic() + 5
+    while not renewed and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert renewed and renewed[0] == ["x"]
+    # Idle again (nothing held), then a new lease: renewed in time too.
+    for held in list(renewer._leases):
+        renewer.discard(held)
+    _settled(renewer)
+    renewed.clear()
+    renewer.add(lease.BuildLease(None, ["y"], _now(), 0.5))
+    deadline = time.monotonic() + 5
+    while not renewed and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert renewed and renewed[0] == ["y"]
