@@ -23,13 +23,7 @@ def bus():
     transport = rpc_transport.init()
     servers = []
     yield servers
-    # Each stop waits for a listener poll (about 1 s): stop them together.
-    threads = [threading.Thread(target=lambda s=s: (s.stop(), s.wait()))
-               for s in servers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    stop_servers(servers)
     rpc_transport.cleanup()
     compute_rpcapi.reset_globals()
     versions.reset_cache()
@@ -37,6 +31,18 @@ def bus():
     CONF.clear_override("rpc_response_timeout")
     for group in ("compute", "conductor", "scheduler"):
         CONF.clear_override(group, group="upgrade_levels")
+
+
+def stop_servers(servers):
+    """Stop and wait for ``servers`` together (each stop waits for a
+    listener poll) and forget them."""
+    threads = [threading.Thread(target=lambda s=s: (s.stop(), s.wait()))
+               for s in servers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    del servers[:]
 
 
 def serve(bus, topic, endpoints, server="host1", transport=None):
