@@ -33,7 +33,8 @@ _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
 # Kinds of the from-primitive plan.
 _SLOW, _PLAIN, _UUID, _ENUM, _DATETIME, _OBJECT, _DICT, _OBJLIST = range(8)
 # Kinds of the to-primitive plan.
-_TO_SLOW, _TO_COPY, _TO_DATETIME, _TO_OBJECT, _TO_OBJLIST = range(5)
+(_TO_SLOW, _TO_COPY, _TO_DATETIME, _TO_OBJECT, _TO_OBJLIST, _TO_DICT,
+ _TO_LIST) = range(7)
 _GENERIC_FIELD = (ovoo_fields.Field.to_primitive,
                   ovoo_fields.Field.from_primitive, ovoo_fields.Field.coerce)
 # What oslo's isotime writes (whole seconds, "Z"), read without iso8601.
@@ -75,6 +76,9 @@ class Plan(object):
                 out = _TO_OBJECT
             elif plain_field and _object_element(ftype) is not None:
                 out = _TO_OBJLIST
+            elif plain_field and _copied_elements(ftype):
+                out = _TO_DICT if type(ftype) is ovoo_fields.Dict \
+                    else _TO_LIST
             to_prim.append((name, "_obj_" + name, field, out))
             kind, same = _SLOW, None
             if plain_field and type(ftype) is ovoo_fields.DateTime and \
@@ -143,6 +147,17 @@ def _object_element(ftype):
     return elem
 
 
+def _copied_elements(ftype):
+    """Is ``ftype`` a Dict or List whose elements are their own
+    primitives (DictOfStringsField, ListOfStringsField & co.)?"""
+    if type(ftype) not in (ovoo_fields.Dict, ovoo_fields.List):
+        return False
+    elem = ftype._element_type
+    return (type(elem).to_primitive is ovoo_fields.Field.to_primitive and
+            type(elem._type).to_primitive is
+            ovoo_fields.FieldType.to_primitive)
+
+
 def _plain_dict(value, same, nullable):
     # Keys must be str (CoercedDict's check); values exactly ``same``, or
     # None where the element field is nullable.
@@ -179,6 +194,11 @@ def fields_to_primitive(obj):
             primitive[name] = [None if item is None
                                else item.obj_to_primitive()
                                for item in value]
+        elif out == _TO_DICT:
+            # Dict.to_primitive with elements that are their own primitives.
+            primitive[name] = dict(value)
+        elif out == _TO_LIST:
+            primitive[name] = list(value)
         elif out == _TO_DATETIME and type(value) is datetime.datetime and \
                 value.year >= 1000 and (value.tzinfo is None or
                                         value.tzinfo is _UTC):

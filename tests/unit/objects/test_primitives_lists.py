@@ -152,3 +152,42 @@ def test_envelope_errors_are_oslo_s():
     prim = _prim("NoSuchThing", "1.0", {})
     with pytest.raises(ovoo_exc.UnsupportedObjectError):
         objects.Tag.obj_from_primitive(prim)
+
+
+def _spec_and_friends():
+    flavor = objects.Flavor(flavorid="1", extra_specs={"a": "1", "b": ""},
+                            projects=["p1", "p2"])
+    inst = objects.Instance(uuid=UUID, metadata={"k": "v"},
+                            system_metadata={"n": None, "s": "x"})
+    node = objects.ComputeNode(id=1, stats={"a": None, "b": "2"})
+    group = objects.RequestGroup(resources={"VCPU": 1, "MEMORY_MB": 512},
+                                 provider_uuids=[UUID])
+    spec = objects.RequestSpec(force_hosts=["h1"], force_nodes=[],
+                               ignore_hosts=["h2", "h3"])
+    return [flavor, inst, node, group, spec]
+
+
+@pytest.mark.parametrize("obj", _spec_and_friends(),
+                         ids=lambda o: o.obj_name())
+def test_plain_dicts_and_lists_are_written_as_oslo_s(obj):
+    data = primitives.fields_to_primitive(obj)
+    for name in obj.fields:
+        if not obj.obj_attr_is_set(name):
+            continue
+        value = getattr(obj, name)
+        want = obj.fields[name].to_primitive(obj, name, value)
+        assert data[name] == want, name
+        assert type(data[name]) is type(want), name
+        if isinstance(want, (dict, list)):
+            assert data[name] is not value, name
+            assert list(data[name]) == list(want), name
+
+
+def test_plain_dicts_and_lists_skip_the_per_item_calls(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("per-item to_primitive called")
+    objs = _spec_and_friends()
+    monkeypatch.setattr(ovoo_fields.Dict, "to_primitive", refuse)
+    monkeypatch.setattr(ovoo_fields.List, "to_primitive", refuse)
+    for obj in objs:
+        primitives.fields_to_primitive(obj)
