@@ -1,11 +1,10 @@
 """keel.db.mysql_resets on the PyMySQL dialect, over a fake DBAPI connection
 that records what would go to the server: no COMMIT/ROLLBACK without a
-statement since the last one, no ping within PING_AFTER of the server's
-last answer, no SET NAMES hook on connect."""
+statement since the last one, no SET NAMES hook on connect; the pool's
+ping at checkout kept."""
 import pytest
 from sqlalchemy.dialects.mysql import pymysql as sa_pymysql
 
-from keel.db import mysql_resets
 from keel.db import session  # noqa: F401 - installs the hooks
 
 
@@ -40,20 +39,6 @@ class _Cursor:
         pass
 
 
-class _Clock:
-    now = 100.0
-
-    def __call__(self):
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    fake = _Clock()
-    monkeypatch.setattr(mysql_resets, "_clock", fake)
-    return fake
-
-
 @pytest.fixture
 def dialect():
     return sa_pymysql.MySQLDialect_pymysql()
@@ -63,7 +48,7 @@ def _statement(dialect, conn, sql="UPDATE t SET v = 1"):
     dialect.do_execute(conn.cursor(), sql, (), None)
 
 
-def test_commit_and_rollback_only_after_a_statement(dialect, clock):
+def test_commit_and_rollback_only_after_a_statement(dialect):
     conn = _Conn()
     dialect.do_commit(conn)          # unknown connection: sent as before
     dialect.do_commit(conn)          # nothing ran since: no transaction
@@ -77,7 +62,7 @@ def test_commit_and_rollback_only_after_a_statement(dialect, clock):
                          "SELECT 1", "ROLLBACK"]
 
 
-def test_failed_statement_leaves_the_connection_to_roll_back(dialect, clock):
+def test_failed_statement_leaves_the_connection_to_roll_back(dialect):
     conn = _Conn()
     dialect.do_rollback(conn)
 
@@ -90,27 +75,12 @@ def test_failed_statement_leaves_the_connection_to_roll_back(dialect, clock):
     assert conn.sent == ["ROLLBACK", "ROLLBACK"]
 
 
-def test_ping_only_when_the_server_has_been_quiet(dialect, clock):
+def test_every_checkout_still_pings(dialect):
     conn = _Conn()
-    assert dialect.do_ping(conn) is True        # never answered: pinged
-    clock.now += mysql_resets.PING_AFTER / 2
-    assert dialect.do_ping(conn) is True        # the ping just answered
     _statement(dialect, conn)
     dialect.do_commit(conn)
-    clock.now += mysql_resets.PING_AFTER / 2
-    dialect.do_ping(conn)                       # the COMMIT just answered
-    clock.now += mysql_resets.PING_AFTER
-    dialect.do_ping(conn)                       # idle: pinged again
-    assert conn.sent == ["PING", "UPDATE t SET v = 1", "COMMIT", "PING"]
-
-
-def test_ping_failure_still_reaches_the_pool(dialect, clock):
-    class Dead(_Conn):
-        def ping(self, reconnect=True):
-            raise ConnectionError("gone")
-    conn = Dead()
-    with pytest.raises(ConnectionError):
-        dialect.do_ping(conn)
+    assert dialect.do_ping(conn) is True
+    assert conn.sent == ["UPDATE t SET v = 1", "COMMIT", "PING"]
 
 
 def test_no_second_set_names_on_connect(dialect):
