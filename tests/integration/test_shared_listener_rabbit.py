@@ -15,7 +15,6 @@ from keel import context as keel_context
 from keel.rpc import shared_listener
 from keel.rpc import transport as rpc_transport
 from tests.fixtures import databases
-from tests.unit.rpc.conftest import stop_servers
 
 pytestmark = pytest.mark.integration
 
@@ -50,11 +49,21 @@ def broker():
     rpc_transport.init()
     servers = []
     yield servers
-    stop_servers(servers)
+    _stop(servers)
     rpc_transport.cleanup()
     CONF.clear_override("transport_url")
     CONF.clear_override("rpc_response_timeout")
     databases.drop_vhost(vhost)
+
+
+def _stop(servers):
+    threads = [threading.Thread(target=lambda s=s: (s.stop(), s.wait()))
+               for s in servers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    del servers[:]
 
 
 def _serve(servers, topic, host):
@@ -126,7 +135,7 @@ def test_a_stopped_servers_calls_wait_for_its_successor(broker):
 def test_connection_closes_with_the_last_server(broker):
     _serve(broker, "t-main", "h1")
     hub = _hub()
-    stop_servers(broker)
+    _stop(broker)
     assert hub.closed and not shared_listener._hubs
     assert not hub._thread.is_alive()
     # A new server after that gets a new connection.

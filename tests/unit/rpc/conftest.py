@@ -23,7 +23,13 @@ def bus():
     transport = rpc_transport.init()
     servers = []
     yield servers
-    stop_servers(servers)
+    # Each stop waits for a listener poll (about 1 s): stop them together.
+    threads = [threading.Thread(target=lambda s=s: (s.stop(), s.wait()))
+               for s in servers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     rpc_transport.cleanup()
     compute_rpcapi.reset_globals()
     versions.reset_cache()
@@ -31,18 +37,6 @@ def bus():
     CONF.clear_override("rpc_response_timeout")
     for group in ("compute", "conductor", "scheduler"):
         CONF.clear_override(group, group="upgrade_levels")
-
-
-def stop_servers(servers):
-    """Stop and wait for ``servers`` together (each stop waits for a
-    listener poll) and forget them."""
-    threads = [threading.Thread(target=lambda s=s: (s.stop(), s.wait()))
-               for s in servers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    del servers[:]
 
 
 def serve(bus, topic, endpoints, server="host1", transport=None):
