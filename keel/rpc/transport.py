@@ -18,7 +18,6 @@ from keel.rpc import amqp_polling
 from keel.rpc import executor as rpc_executor
 from keel.rpc import kombu_retry
 from keel.rpc import serializer as rpc_serializer
-from keel.rpc import shared_listener
 
 if benchcounters.ENABLED:  # bench/boot.py only; nothing installed otherwise
     benchcounters.install_rpc()
@@ -154,16 +153,13 @@ def get_client(target, version_cap=None, serializer=None, transport=None,
 
 
 def get_server(target, endpoints, serializer=None, transport=None):
-    """An RPC server on the threading executor (no eventlet in keel); on
-    RabbitMQ the servers of a transport share one listening connection
-    (keel.rpc.shared_listener)."""
+    """An RPC server on the threading executor (no eventlet in keel)."""
     from oslo_messaging.rpc import dispatcher
-    server = rpc_executor.use_reusing_pool(messaging.get_rpc_server(
+    return rpc_executor.use_reusing_pool(messaging.get_rpc_server(
         transport or get_transport(), target, endpoints,
         executor="threading",
         serializer=rpc_serializer.RequestContextSerializer(serializer),
         access_policy=dispatcher.DefaultRPCAccessPolicy))
-    return shared_listener.use_shared_connection(server)
 
 
 def get_notifier(service, host=None, publisher_id=None):
