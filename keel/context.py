@@ -36,7 +36,11 @@ class RequestContext(oslo_context.RequestContext):
         kwargs.setdefault("project_id", project_id)
         for legacy in ("user", "tenant"):  # older senders still use these
             kwargs.pop(legacy, None)
-        super().__init__(is_admin=bool(is_admin), **kwargs)
+        # keel's own attributes first, oslo's __init__ last: it makes the
+        # context the thread's current one (update_store), which oslo.log's
+        # formatter then reads for every record of the thread. A value
+        # refused here (read_deleted, timestamp) must not leave a half-built
+        # context there, or every later record fails to format and is lost.
         self.read_deleted = read_deleted
         self.remote_address = remote_address
         if isinstance(timestamp, str):
@@ -50,6 +54,7 @@ class RequestContext(oslo_context.RequestContext):
         self.db_connection = None
         self.mq_connection = None
         self.cell_uuid = None
+        super().__init__(is_admin=bool(is_admin), **kwargs)
 
     def _get_read_deleted(self):
         return self._read_deleted

@@ -147,3 +147,33 @@ def test_from_dict_refuses_an_unknown_read_deleted():
         except ValueError:
             continue
         raise AssertionError("invalid read_deleted accepted")
+
+
+def test_a_refused_context_does_not_become_the_current_one():
+    """oslo's __init__ stores the context as the thread's current one, which
+    oslo.log's formatter reads for every record: a context refused for a bad
+    value must not be left there half-built (every later record of the
+    thread would fail to format and be lost)."""
+    before = oslo_context.get_current()
+    try:
+        good = context.RequestContext(request_id="req-good")
+        data = context.get_context().to_dict()
+        data["read_deleted"] = "maybe"
+        for make in (
+                lambda: context.RequestContext(read_deleted="maybe"),
+                lambda: context.RequestContext(timestamp="not a time"),
+                lambda: context.RequestContext.from_dict(data),
+                lambda: context.RequestContext._from_dict_via_init(data)):
+            try:
+                make()
+            except ValueError:
+                pass
+            else:
+                raise AssertionError("a bad value was accepted")
+            assert oslo_context.get_current() is good
+        good.to_dict()  # what oslo.log's formatter calls
+    finally:
+        if before is None:
+            oslo_context.clear()
+        else:
+            before.update_store()
