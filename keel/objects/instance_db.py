@@ -325,7 +325,7 @@ def soft_delete(session, uuid, now):
 _EXACT = ("uuid", "project_id", "user_id", "host", "node", "vm_state",
           "task_state", "image_ref", "instance_type_id", "reservation_id",
           "key_name", "availability_zone", "launch_index", "power_state",
-          "compute_id", "locked", "hidden", "locked_by", "hostname")
+          "compute_id", "locked", "locked_by", "hostname")
 # Filters matched as regular expressions, as Nova's name filters.
 _REGEX = {"display_name": "display_name", "name": "display_name",
           "display_description": "display_description"}
@@ -360,6 +360,13 @@ def apply_filters(stmt, context, filters):
         if not filters.pop("soft_deleted", True):
             stmt = stmt.where(sa.or_(inst.vm_state.is_(None),
                                      inst.vm_state != "soft-delete"))
+    # As Nova: the hidden copy of an instance (cross-cell resize) is left
+    # out unless hidden=True is asked for; NULL is an older row, not hidden.
+    if filters.pop("hidden", False):
+        stmt = stmt.where(inst.hidden == sa.true())
+    else:
+        stmt = stmt.where(sa.or_(inst.hidden.is_(None),
+                                 inst.hidden == sa.false()))
     if "changes-since" in filters:
         stmt = stmt.where(inst.updated_at >= filters.pop("changes-since"))
     if "changes-before" in filters:
