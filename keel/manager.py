@@ -9,16 +9,8 @@ import threading
 import time
 
 from oslo_log import log as logging
-from oslo_service import backend as service_backend
-
-# keel runs on native threads (as Nova 34 does): choose oslo.service's
-# threading backend before anything loads the eventlet one by default.
-try:
-    service_backend.init_backend(service_backend.BackendType.THREADING)
-except Exception:  # noqa: BLE001 - a backend was already chosen
-    pass
-
-from oslo_service import periodic_task  # noqa: E402
+# (oslo.service's threading backend is chosen in keel/__init__.py.)
+from oslo_service import periodic_task
 
 from keel.conf import CONF
 
