@@ -48,7 +48,13 @@ class HostInstanceView:
     def _recreate(self, context, host_name):
         try:
             instances = self._loader(context, host_name)
-        except Exception as exc:  # noqa: BLE001 - unmapped host, cell down
+        except exception.HostMappingNotFound:
+            # A new compute before discover_hosts maps it: it has no
+            # instances yet, so the empty view is the right one.
+            LOG.info("Host %s is not mapped to a cell yet; it has no "
+                     "instances", host_name)
+            instances = {}
+        except Exception as exc:  # noqa: BLE001 - cell down
             LOG.warning("Could not load the instances of host %s (%s); "
                         "starting from an empty view", host_name, exc)
             instances = {}

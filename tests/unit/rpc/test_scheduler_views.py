@@ -64,3 +64,19 @@ def test_aggregate_view():
     assert view.host_aggregates["h2"] == {1}
     view.delete(agg2)
     assert view.by_id == {} and view.host_aggregates["h2"] == set()
+
+
+def test_an_unmapped_new_host_is_no_warning(caplog):
+    """A compute that reports before discover_hosts mapped it has no
+    instances: an empty view, logged as information, not as a warning."""
+    from keel import exception
+
+    def loader(ctxt, host):
+        raise exception.HostMappingNotFound(name=host)
+    view = scheduler_manager.HostInstanceView(loader=loader)
+    with caplog.at_level("INFO"):
+        view.update(keel_context.get_admin_context(), "new", [])
+    assert view.instances("new") == {}
+    assert [r.levelname for r in caplog.records
+            if "new" in r.getMessage() and "mapped" in r.getMessage()] == \
+        ["INFO"]
