@@ -17,6 +17,7 @@ from keel.conductor.tasks import build
 from keel.conductor.tasks import reschedule
 from keel.conductor.tasks import safety
 from keel.conf import CONF
+from keel import exception
 from keel import manager
 from keel.objects import base as objects_base
 from keel.rpc import serializer as rpc_serializer
@@ -212,6 +213,14 @@ class ComputeTaskManager:
             LOG.warning("Live migration of %s failed: %s", instance.uuid,
                         exc)
 
+    # As Nova: the failures a move expects (the task has already put the
+    # instance back and recorded the fault) are not logged by oslo.messaging
+    # as errors with a traceback.
+    @messaging.expected_exceptions(
+        exception.NoValidHost, exception.ComputeServiceUnavailable,
+        exception.ComputeHostNotFound, exception.UnableToMigrateToSelf,
+        exception.HypervisorUnavailable, exception.InstanceInvalidState,
+        exception.MigrationPreCheckError)
     def migrate_server(self, context, instance, scheduler_hint, live,
                        rebuild, flavor, block_migration, disk_over_commit,
                        reservations=None, clean_shutdown=True,

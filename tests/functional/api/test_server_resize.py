@@ -164,7 +164,8 @@ def test_wrong_states_and_bad_requests(cloud, sdk):  # noqa: F811
     assert [a for a, _ in mh.actions(cloud, server.id)] == ["create"]
 
 
-def test_no_valid_host_puts_everything_back(cloud, sdk):  # noqa: F811
+def test_no_valid_host_puts_everything_back(cloud, sdk,  # noqa: F811
+                                            caplog):
     server = mh.boot(sdk)
     before = mh.allocations(cloud, server.id)
     sdk.compute.resize_server(server, "mv.huge")
@@ -181,6 +182,10 @@ def test_no_valid_host_puts_everything_back(cloud, sdk):  # noqa: F811
     faults = objects.InstanceFaultList.get_by_instance_uuids(
         mh.cell_ctxt(cloud), [server.id])
     assert faults[0].message.startswith("No valid host was found")
+    # An expected failure of the conductor's cast (as Nova's
+    # expected_exceptions): no error with a traceback in its log.
+    assert not [r for r in caplog.records if r.levelname == "ERROR" and
+                "message handling" in r.getMessage()]
 
 
 def test_resize_confirm_window_confirms_for_the_user(
