@@ -46,6 +46,7 @@ from keel.api.handlers import simple_tenant_usage
 from keel.api.handlers import versions
 from keel.api.handlers import volumes
 from keel.api.handlers import volume_attachments
+from keel.api.handlers import volumes_boot
 from keel.api.handlers import interfaces
 from keel.api.handlers import server_migrations
 
@@ -74,6 +75,8 @@ for _module in (servers, server_metadata, server_tags, server_ips,
     # Merged per path: other modules add methods to the same paths.
     for _path, _methods in _module.route_entries().items():
         ROUTES.setdefault(_path, {}).update(_methods)
+# The servers API again under /os-volumes_boot (2.1-2.102).
+ROUTES.update(volumes_boot.route_entries(ROUTES))
 for _module in (proxy_networks, security_groups, floating_ips, volumes):
     # Neutron/Cinder proxies; some paths also have removed (410) methods.
     for _path, _methods in _module.route_entries().items():
