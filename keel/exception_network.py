@@ -189,4 +189,10 @@ class TooManyInstances(OverQuota):
                "used %(used)s of %(allowed)s %(overs)s")
 
 
+class FixedIpNotFoundForInstance(NovaException):
+    msg_fmt = "Instance %(instance_uuid)s does not have fixed IP '%(ip)s'."
+    code = 404
+
+
+
 home_in_keel_exception(globals())

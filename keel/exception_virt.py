@@ -127,4 +127,20 @@ class ResizeError(NovaException):
     msg_fmt = "Resize error: %(reason)s"
 
 
+class InstancePasswordSetFailed(NovaException):
+    msg_fmt = "Failed to set admin password on %(instance)s because %(reason)s"
+    safe = True
+
+
+class SetAdminPasswdNotSupported(Invalid):
+    msg_fmt = "Set admin password is not supported"
+    code = 409
+
+
+class InstanceAgentNotEnabled(Invalid):
+    msg_fmt = "Guest agent is not enabled for the instance"
+    safe = True
+
+
+
 home_in_keel_exception(globals())

@@ -20,11 +20,13 @@ import oslo_messaging as messaging
 
 from keel.compute import events
 from keel.compute import faults
+from keel.compute.ops import admin_password as admin_password_ops
 from keel.compute.ops import build as build_ops
 from keel.compute.ops import consoles as console_ops
 from keel.compute.ops import delete as delete_ops
 from keel.compute.ops import interfaces as interface_ops
 from keel.compute.ops import live_migration as live_migration_ops
+from keel.compute.ops import network_info as network_info_ops
 from keel.compute.ops import power as power_ops
 from keel.compute.ops import power_sync
 from keel.compute.ops import recovery
@@ -610,3 +612,19 @@ class ComputeManager(manager.Manager):
     def live_migration_force_complete(self, context, instance):
         live_migration_ops.live_migration_force_complete(self, context,
                                                          instance)
+
+    # -- RPC: admin password and network info -----------------------------
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def set_admin_password(self, context, instance, new_pass):
+        admin_password_ops.set_admin_password(self, context.elevated(),
+                                              instance, new_pass)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def inject_network_info(self, context, instance):
+        network_info_ops.inject_network_info(self, context, instance)

@@ -6,6 +6,8 @@ every rule with Nova's names.
 """
 import itertools
 
+from keel.policies import admin_actions
+from keel.policies import admin_password
 from keel.policies import attach_interfaces
 from keel.policies import base
 from keel.policies import deferred_delete
@@ -38,4 +40,6 @@ def list_rules():
         attach_interfaces.list_rules(),
         server_migrations.list_rules(),
         server_moves.list_rules(),
+        admin_actions.list_rules(),
+        admin_password.list_rules(),
     ))

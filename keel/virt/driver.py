@@ -435,6 +435,11 @@ class ComputeDriver(object):
         """A ConsoleSerial the console proxy connects to."""
         raise NotImplementedError()
 
+    # -- network info, diagnostics --------------------------------------------
+    def inject_network_info(self, instance, nw_info):
+        """Give the guest its network information (nothing by default)."""
+        pass
+
     # -- lifecycle events -----------------------------------------------------
     def register_event_listener(self, callback):
         """``callback(event)`` receives every LifecycleEvent (None stops)."""
