@@ -11,6 +11,7 @@ from keel.policies import admin_password
 from keel.policies import attach_interfaces
 from keel.policies import base
 from keel.policies import deferred_delete
+from keel.policies import extensions
 from keel.policies import flavors
 from keel.policies import hosts
 from keel.policies import keypairs
@@ -40,6 +41,7 @@ def list_rules():
         attach_interfaces.list_rules(),
         server_migrations.list_rules(),
         server_moves.list_rules(),
+        extensions.list_rules(),
         admin_actions.list_rules(),
         admin_password.list_rules(),
     ))
