@@ -51,6 +51,7 @@ from keel.api.handlers import extensions
 from keel.api.handlers import console_auth_tokens
 from keel.api.handlers import interfaces
 from keel.api.handlers import server_migrations
+from keel.api.handlers import server_diagnostics
 
 ROUTES = {
     "/": {"GET": versions.show_version},
@@ -71,6 +72,7 @@ ROUTES.update(server_consoles.route_entries())
 ROUTES.update(volume_attachments.route_entries())
 ROUTES.update(interfaces.route_entries())
 ROUTES.update(server_migrations.route_entries())
+ROUTES.update(server_diagnostics.route_entries())
 ROUTES.update(extensions.route_entries())
 ROUTES.update(console_auth_tokens.route_entries())
 for _module in (servers, server_metadata, server_tags, server_ips,

@@ -24,6 +24,7 @@ from keel.compute.ops import admin_password as admin_password_ops
 from keel.compute.ops import build as build_ops
 from keel.compute.ops import consoles as console_ops
 from keel.compute.ops import delete as delete_ops
+from keel.compute.ops import diagnostics as diagnostics_ops
 from keel.compute.ops import interfaces as interface_ops
 from keel.compute.ops import live_migration as live_migration_ops
 from keel.compute.ops import network_info as network_info_ops
@@ -628,3 +629,14 @@ class ComputeManager(manager.Manager):
     @faults.wrap_instance_fault
     def inject_network_info(self, context, instance):
         network_info_ops.inject_network_info(self, context, instance)
+
+    @wrap_exception()
+    @faults.wrap_instance_fault
+    def get_diagnostics(self, context, instance):
+        return diagnostics_ops.get_diagnostics(self, context, instance)
+
+    @wrap_exception()
+    @faults.wrap_instance_fault
+    def get_instance_diagnostics(self, context, instance):
+        return diagnostics_ops.get_instance_diagnostics(self, context,
+                                                        instance)

@@ -18,6 +18,7 @@ _MODULES = (
     "security_group", "selection", "service", "tag", "trusted_certs",
     "vcpu_model", "virt_cpu_topology", "virt_device_metadata",
     "virtual_interface",
+    "diagnostics",
 )
 
 

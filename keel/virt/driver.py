@@ -56,6 +56,9 @@ ConsoleVNC.__new__.__defaults__ = (None,)
 ConsoleSerial = collections.namedtuple(
     "ConsoleSerial", ["host", "port", "internal_access_path"])
 ConsoleSerial.__new__.__defaults__ = (None,)
+ConsoleSpice = collections.namedtuple(
+    "ConsoleSpice", ["host", "port", "tlsPort", "internal_access_path"])
+ConsoleSpice.__new__.__defaults__ = (None,)
 
 # Standard resource class -> ([DEFAULT] ratio option, initial_* fallback).
 _RATIO_OPTS = {
@@ -439,6 +442,18 @@ class ComputeDriver(object):
     def inject_network_info(self, instance, nw_info):
         """Give the guest its network information (nothing by default)."""
         pass
+
+    def get_diagnostics(self, instance):
+        """The guest's diagnostics as the driver's own dict (API < 2.48)."""
+        raise NotImplementedError()
+
+    def get_instance_diagnostics(self, instance):
+        """The guest's keel.objects.Diagnostics (API >= 2.48)."""
+        raise NotImplementedError()
+
+    def get_spice_console(self, context, instance):
+        """A ConsoleSpice the console proxy connects to."""
+        raise NotImplementedError()
 
     # -- lifecycle events -----------------------------------------------------
     def register_event_listener(self, callback):

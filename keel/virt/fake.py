@@ -518,3 +518,39 @@ class FakeDriver(driver.ComputeDriver):
     def get_serial_console(self, context, instance):
         self._get(instance)
         return driver.ConsoleSerial(host="127.0.0.1", port=10000)
+
+    def get_spice_console(self, context, instance):
+        self._get(instance)
+        return driver.ConsoleSpice(host="127.0.0.1", port=5900, tlsPort=5901)
+
+    # -- diagnostics (the values of Nova's fake driver and API samples) ------
+    def get_diagnostics(self, instance):
+        self._get(instance)
+        return dict(FAKE_DIAGNOSTICS)
+
+    def get_instance_diagnostics(self, instance):
+        from keel import objects
+        self._get(instance)
+        diags = objects.Diagnostics(
+            state="running", driver="libvirt", hypervisor="kvm",
+            hypervisor_os="ubuntu", uptime=46664, config_drive=True)
+        diags.add_cpu(id=0, time=17300000000, utilisation=15)
+        diags.add_nic(mac_address="01:23:45:67:89:ab", rx_octets=2070139,
+                      rx_errors=100, rx_drop=200, rx_packets=26701,
+                      rx_rate=300, tx_octets=140208, tx_errors=400,
+                      tx_drop=500, tx_packets=662, tx_rate=600)
+        diags.add_disk(read_bytes=262144, read_requests=112,
+                       write_bytes=5778432, write_requests=488,
+                       errors_count=1)
+        diags.memory_details = objects.MemoryDiagnostics(maximum=524288,
+                                                         used=0)
+        return diags
+
+
+FAKE_DIAGNOSTICS = {
+    "cpu0_time": 17300000000, "memory": 524288, "vda_errors": -1,
+    "vda_read": 262144, "vda_read_req": 112, "vda_write": 5778432,
+    "vda_write_req": 488, "vnet1_rx": 2070139, "vnet1_rx_drop": 0,
+    "vnet1_rx_errors": 0, "vnet1_rx_packets": 26701, "vnet1_tx": 140208,
+    "vnet1_tx_drop": 0, "vnet1_tx_errors": 0, "vnet1_tx_packets": 662,
+}
