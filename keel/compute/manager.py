@@ -25,6 +25,7 @@ from keel.compute.ops import build as build_ops
 from keel.compute.ops import consoles as console_ops
 from keel.compute.ops import delete as delete_ops
 from keel.compute.ops import diagnostics as diagnostics_ops
+from keel.compute.ops import host_actions as host_action_ops
 from keel.compute.ops import interfaces as interface_ops
 from keel.compute.ops import live_migration as live_migration_ops
 from keel.compute.ops import network_info as network_info_ops
@@ -302,6 +303,19 @@ class ComputeManager(manager.Manager):
                                                "get_host_uptime"):
             return self.driver.get_host_uptime()
         return host_uptime_text()
+
+    @wrap_exception()
+    def set_host_enabled(self, context, enabled):
+        return host_action_ops.set_host_enabled(self, context, enabled)
+
+    @wrap_exception()
+    def host_maintenance_mode(self, context, host, mode):
+        return host_action_ops.host_maintenance_mode(self, context, host,
+                                                     mode)
+
+    @wrap_exception()
+    def host_power_action(self, context, action):
+        return host_action_ops.host_power_action(self, context, action)
 
     # -- RPC: build and delete ------------------------------------------------
     def build_and_run_instance(self, context, instance, image, request_spec,

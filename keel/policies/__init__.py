@@ -14,6 +14,7 @@ from keel.policies import base
 from keel.policies import deferred_delete
 from keel.policies import extensions
 from keel.policies import console_auth_tokens
+from keel.policies import os_hosts
 from keel.policies import flavors
 from keel.policies import hosts
 from keel.policies import keypairs
@@ -45,6 +46,7 @@ def list_rules():
         server_moves.list_rules(),
         extensions.list_rules(),
         console_auth_tokens.list_rules(),
+        os_hosts.list_rules(),
         admin_actions.list_rules(),
         admin_password.list_rules(),
         server_diagnostics.list_rules(),

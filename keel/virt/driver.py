@@ -181,6 +181,18 @@ class ComputeDriver(object):
     def get_host_ip_addr(self):
         raise NotImplementedError()
 
+    def set_host_enabled(self, enabled):
+        """Stop (or resume) taking new guests; "enabled"/"disabled"."""
+        raise NotImplementedError()
+
+    def host_maintenance_mode(self, host, mode):
+        """Enter or leave maintenance; "on_maintenance"/"off_maintenance"."""
+        raise NotImplementedError()
+
+    def host_power_action(self, action):
+        """Reboot, shut down or start the host; answers the action."""
+        raise NotImplementedError()
+
     def capabilities_as_traits(self):
         """``{trait: bool}`` for every capability that maps to a trait; the
         resource tracker adds the True ones and removes the False ones."""
