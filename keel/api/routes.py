@@ -53,6 +53,7 @@ from keel.api.handlers import hosts
 from keel.api.handlers import interfaces
 from keel.api.handlers import server_migrations
 from keel.api.handlers import server_diagnostics
+from keel.api.handlers import server_password
 
 ROUTES = {
     "/": {"GET": versions.show_version},
@@ -74,6 +75,7 @@ ROUTES.update(volume_attachments.route_entries())
 ROUTES.update(interfaces.route_entries())
 ROUTES.update(server_migrations.route_entries())
 ROUTES.update(server_diagnostics.route_entries())
+ROUTES.update(server_password.route_entries())
 ROUTES.update(extensions.route_entries())
 ROUTES.update(console_auth_tokens.route_entries())
 ROUTES.update(hosts.route_entries())
