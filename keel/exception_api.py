@@ -258,4 +258,21 @@ class VolumeTaggedAttachNotSupported(Invalid):
                "service.")
 
 
+class UnshelveInstanceInvalidState(InstanceInvalidState):
+    msg_fmt = ('Specifying an availability zone or a host when unshelving '
+               'server "%(instance_uuid)s" with status "%(state)s" is not '
+               'supported. The server status must be SHELVED_OFFLOADED.')
+    code = 409
+
+
+class UnshelveHostNotInAZ(Invalid):
+    msg_fmt = ('Host "%(host)s" is not in the availability zone '
+               '"%(availability_zone)s".')
+    code = 409
+
+
+class UnshelveException(NovaException):
+    msg_fmt = "Error during unshelve instance %(instance_id)s: %(reason)s"
+
+
 home_in_keel_exception(globals())

@@ -33,6 +33,7 @@ from keel.compute.ops import power as power_ops
 from keel.compute.ops import power_sync
 from keel.compute.ops import recovery
 from keel.compute.ops import rescue as rescue_ops
+from keel.compute.ops import shelve as shelve_ops
 from keel.compute.ops import resize as resize_ops
 from keel.compute.ops import resize_confirm
 from keel.compute.ops import resize_dest
@@ -461,6 +462,40 @@ class ComputeManager(manager.Manager):
                         rotation):
         snapshot_ops.backup_instance(self, context, image_id, instance,
                                      backup_type, rotation)
+
+    # -- RPC: shelve (keel.compute.ops.shelve) ------------------------------
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def shelve_instance(self, context, instance, image_id, clean_shutdown,
+                        accel_uuids=None):
+        shelve_ops.shelve_instance(self, context, image_id, instance,
+                                   clean_shutdown)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def shelve_offload_instance(self, context, instance, clean_shutdown,
+                                accel_uuids=None):
+        shelve_ops.shelve_offload_instance(self, context, instance,
+                                           clean_shutdown)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def unshelve_instance(self, context, instance, image, filter_properties,
+                          node, request_spec=None, accel_uuids=None):
+        shelve_ops.unshelve_instance(self, context, instance, image,
+                                     filter_properties, node, request_spec)
+
+    @manager.periodic(spacing=CONF.shelved_poll_interval)
+    def _poll_shelved_instances(self, context):
+        """SHELVED instances past [DEFAULT]/shelved_offload_time are
+        offloaded."""
+        return shelve_ops.poll_shelved_instances(self, context)
 
     # -- RPC: volume attachments (keel.compute.ops.volume_attach) -----------
     @wrap_exception()

@@ -240,3 +240,13 @@ class ComputeTaskManager:
         migrate.MigrationTask(self.host, *self._deps()).execute(
             context, instance, flavor, request_spec,
             clean_shutdown=clean_shutdown, host_list=host_list)
+
+    @messaging.expected_exceptions(exception.UnshelveException)
+    def unshelve_instance(self, context, instance, request_spec=None):
+        from keel.conductor.tasks import unshelve
+        if request_spec is None:
+            from keel import objects
+            request_spec = objects.RequestSpec.get_by_instance_uuid(
+                context, instance.uuid)
+        unshelve.UnshelveTask(self.host, *self._deps()).execute(
+            context, instance, request_spec)

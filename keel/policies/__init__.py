@@ -25,6 +25,7 @@ from keel.policies import server_groups
 from keel.policies import server_moves
 from keel.policies import server_migrations
 from keel.policies import server_power
+from keel.policies import server_shelve
 from keel.policies import servers
 from keel.policies import volume_attachments
 
@@ -45,6 +46,7 @@ def list_rules():
         attach_interfaces.list_rules(),
         server_migrations.list_rules(),
         server_moves.list_rules(),
+        server_shelve.list_rules(),
         extensions.list_rules(),
         console_auth_tokens.list_rules(),
         os_hosts.list_rules(),

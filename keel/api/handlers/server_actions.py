@@ -31,6 +31,7 @@ ACTION_MODULES = (
     "keel.api.handlers.server_migrations",
     "keel.api.handlers.server_snapshot",
     "keel.api.handlers.server_resize",
+    "keel.api.handlers.server_shelve",
     "keel.api.handlers.server_admin_actions",
     "keel.api.handlers.server_admin_password",
 )

@@ -124,6 +124,10 @@ def start_instance(mgr, context, instance):
         mgr.driver.power_on(context, instance,
                             cleanup.network_info_of(instance))
         instance.power_state = get_power_state(mgr, instance)
+        if instance.vm_state == "shelved":
+            # The unshelve of a SHELVED instance ends here (as Nova's).
+            from keel.compute.ops import shelve
+            shelve.forget_shelved(context, instance)
         instance.vm_state = states.ACTIVE
         instance.task_state = None
         instance.save(expected_task_state=POWERING_ON)
