@@ -121,9 +121,30 @@ def test_shelve_offload_unshelve_round_trip(
         [a["resources"] for a in before.values()]
     assert wait_for(lambda: _gone(image_id))
     notification_capture.wait_for("instance.unshelve.end")
-    for event in ("instance.shelve.start", "instance.shelve.end",
-                  "instance.shelve_offload.start", "instance.unshelve.start"):
-        assert event in notification_capture.event_types()
+
+    def payload(event_type):
+        found = notification_capture.wait_for(event_type)
+        return found["payload"]["nova_object.data"]
+    # The fields the reference samples set for each event.
+    expected = {
+        "instance.shelve.start": {"task_state": "shelving"},
+        "instance.shelve.end": {"state": "shelved", "task_state": None,
+                                "power_state": "shutdown"},
+        "instance.shelve_offload.start": {
+            "state": "shelved", "task_state": "shelving_offloading",
+            "power_state": "shutdown"},
+        "instance.shelve_offload.end": {
+            "availability_zone": None, "state": "shelved_offloaded",
+            "power_state": "shutdown", "host": None, "node": None},
+        "instance.unshelve.start": {
+            "state": "shelved_offloaded", "power_state": "shutdown",
+            "task_state": "unshelving", "host": None, "node": None},
+        "instance.unshelve.end": {"state": "active", "task_state": None,
+                                  "power_state": "running"},
+    }
+    for event_type, fields in expected.items():
+        data = payload(event_type)
+        assert {k: data[k] for k in fields} == fields, event_type
     legacy = notification_capture.event_types(versioned=False)
     for event in ("compute.instance.shelve.start",
                   "compute.instance.shelve.end",
@@ -390,3 +411,56 @@ def test_no_valid_host_leaves_it_offloaded(cloud, sdk):  # noqa: F811
     assert inst.host is None
     assert mh.allocations(cloud, server.id) == {}
     assert inst.system_metadata["shelved_image_id"]
+
+
+def test_failed_spawn_leaves_it_offloaded_with_a_fault(cloud, sdk):  # noqa: F811,E501
+    server = mh.boot(sdk)
+    _offloaded(cloud, sdk, server)
+    for host in cloud.hosts:
+        mh.driver(cloud, host).inject_failure("spawn", times=1,
+                                              instance_uuid=server.id)
+    try:
+        assert mh.action(cloud, server.id,
+                         {"unshelve": None}).status_int == 202
+        assert wait_for(lambda: ("compute_unshelve_instance", "Error") in
+                        [ev for a, e in mh.actions(cloud, server.id)
+                         if a == "unshelve" for ev in e])
+    finally:
+        for host in cloud.hosts:
+            mh.driver(cloud, host).clear_failures("spawn")
+    inst = _status(cloud, server.id, "shelved_offloaded")
+    assert inst.host is None and inst.node is None
+    assert inst.image_ref == mh.IMAGE
+    assert inst.system_metadata["shelved_image_id"]
+    assert wait_for(lambda: mh.allocations(cloud, server.id) == {})
+    faults = objects.InstanceFaultList.get_by_instance_uuids(
+        mh.cell_ctxt(cloud), [server.id])
+    assert "spawn" in faults[0].message
+    # It can still be unshelved.
+    assert mh.action(cloud, server.id, {"unshelve": None}).status_int == 202
+    _status(cloud, server.id, "active")
+
+
+def test_failed_snapshot_ends_the_shelve_with_a_fault(
+        cloud, sdk, keep_shelved):  # noqa: F811
+    server = mh.boot(sdk)
+    mh.driver(cloud, server.compute_host).inject_failure(
+        "snapshot", times=1, instance_uuid=server.id)
+    _shelve(cloud, server)
+    assert wait_for(lambda: [("compute_shelve_instance", "Error")] in
+                    [e for a, e in mh.actions(cloud, server.id)
+                     if a == "shelve"])
+    inst = mh.idle(cloud, server.id)
+    assert inst.vm_state == "active" and inst.task_state is None
+    assert "shelved_image_id" not in inst.system_metadata
+
+
+def test_availability_zone_before_277_is_ignored(cloud, sdk):  # noqa: F811
+    server = mh.boot(sdk)
+    _offloaded(cloud, sdk, server)
+    resp = mh.action(cloud, server.id, {"unshelve": {
+        "availability_zone": "us-west"}}, version="2.76")
+    assert resp.status_int == 202
+    _status(cloud, server.id, "active")
+    spec = objects.RequestSpec.get_by_instance_uuid(cloud.ctxt, server.id)
+    assert spec.availability_zone is None
