@@ -1,0 +1,46 @@
+"""shelve and unshelve of a server with a Cinder volume attached (the
+two-compute cloud against the Cinder simulator): as Nova, the offload
+swaps the host's attachment for a reservation without a connector, so
+the volume stays the server's, and the unshelve connects it on the host
+the scheduler chose."""
+from tests.functional.api import test_live_migration as lm
+from tests.functional.api import test_live_migration_volumes as lmv
+from tests.functional.api import test_server_power as power
+from tests.functional.api.test_live_migration import cloud  # noqa: F401
+from tests.functional.api.test_volume_attachments import cinder  # noqa: F401
+from tests.functional.fixtures_services import wait_for
+from tests.unit.api.conftest import call
+
+
+def _action(cloud, u, body):  # noqa: F811
+    return call(cloud.app, f"/v2.1/servers/{u}/action", method="POST",
+                body=body, headers={"OpenStack-API-Version": "compute 2.91"})
+
+
+def _state(cloud, u, vm_state):  # noqa: F811
+    return wait_for(lambda: (lambda i: i if i.vm_state == vm_state and
+                             i.task_state is None else None)(
+        power.read(cloud, u)), timeout=30)
+
+
+def test_offload_keeps_a_reservation_and_unshelve_reconnects(
+        cloud, cinder):  # noqa: F811
+    u, vol, source_id = lmv.server_with_volume(cloud, cinder)
+    assert _action(cloud, u, {"shelve": None}).status_int == 202
+    inst = _state(cloud, u, "shelved_offloaded")
+    assert inst.host is None
+    [(reserved_id, reserved)] = lmv.attachments(cinder, vol).items()
+    assert reserved_id != source_id
+    assert not reserved.get("connector")
+    assert lmv.bdm_of(cloud, u, vol).attachment_id == reserved_id
+
+    target = cloud.hosts[1]
+    resp = _action(cloud, u, {"unshelve": {"host": target}})
+    assert resp.status_int == 202, resp.text
+    inst = _state(cloud, u, "active")
+    assert inst.host == target
+    [(attached_id, attached)] = lmv.attachments(cinder, vol).items()
+    assert attached_id == reserved_id
+    assert (attached["status"], attached["connector"]["host"]) == \
+        ("attached", target)
+    assert wait_for(lambda: lm.allocated_hosts(cloud, u) == [target])
