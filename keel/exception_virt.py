@@ -143,4 +143,12 @@ class InstanceAgentNotEnabled(Invalid):
 
 
 
+class PreserveEphemeralNotSupported(Invalid):
+    msg_fmt = ("The current driver does not support preserving ephemeral "
+               "partitions.")
+
+
+class UnsupportedPolicyException(Invalid):
+    msg_fmt = "ServerGroup policy is not supported: %(reason)s"
+
 home_in_keel_exception(globals())

@@ -40,6 +40,7 @@ from keel.compute.ops import resize_dest
 from keel.compute.ops import volume_attach as volume_attach_ops
 from keel.compute.ops import snapshot as snapshot_ops
 from keel.conf import CONF
+from keel import exception
 from keel import manager
 from keel.notifications.exception_wrapper import wrap_exception
 from keel.rpc import versions
@@ -445,6 +446,28 @@ class ComputeManager(manager.Manager):
     def get_serial_console(self, context, instance, console_type):
         return console_ops.get_serial_console(self, context.elevated(),
                                               instance, console_type)
+
+    # -- RPC: rebuild (keel.compute.ops.rebuild) ------------------------------
+    @messaging.expected_exceptions(exception.PreserveEphemeralNotSupported,
+                                   exception.BuildAbortException)
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def rebuild_instance(self, context, instance, orig_image_ref, image_ref,
+                         injected_files, new_pass, orig_sys_metadata, bdms,
+                         recreate, on_shared_storage, preserve_ephemeral,
+                         migration, scheduled_node, limits, request_spec,
+                         accel_uuids, reimage_boot_volume=None,
+                         target_state=None):
+        from keel.compute.ops import rebuild as rebuild_ops
+        rebuild_ops.rebuild_instance(
+            self, context, instance, orig_image_ref, image_ref,
+            injected_files, new_pass, orig_sys_metadata, bdms, recreate,
+            on_shared_storage, preserve_ephemeral, migration, scheduled_node,
+            limits, request_spec, accel_uuids,
+            reimage_boot_volume=reimage_boot_volume,
+            target_state=target_state)
 
     # -- RPC: snapshot and backup (keel.compute.ops.snapshot) ---------------
     @wrap_exception()

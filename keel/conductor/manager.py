@@ -250,3 +250,22 @@ class ComputeTaskManager:
                 context, instance.uuid)
         unshelve.UnshelveTask(self.host, *self._deps()).execute(
             context, instance, request_spec)
+
+    @messaging.expected_exceptions(
+        exception.NoValidHost, exception.UnsupportedPolicyException,
+        exception.AllocationUpdateFailed)
+    def rebuild_instance(self, context, instance, orig_image_ref, image_ref,
+                         injected_files, new_pass, orig_sys_metadata, bdms,
+                         recreate, on_shared_storage,
+                         preserve_ephemeral=False, host=None,
+                         request_spec=None, reimage_boot_volume=False,
+                         target_state=None):
+        from keel.conductor.tasks import rebuild
+        rebuild.RebuildTask(self.host, *self._deps()).execute(
+            context, instance, orig_image_ref, image_ref, injected_files,
+            new_pass, orig_sys_metadata, bdms, recreate=recreate,
+            on_shared_storage=on_shared_storage,
+            preserve_ephemeral=preserve_ephemeral, host=host,
+            request_spec=request_spec,
+            reimage_boot_volume=reimage_boot_volume,
+            target_state=target_state)
