@@ -72,13 +72,33 @@ def _host_zone(ctx, host):
         host, CONF.default_availability_zone)
 
 
-def _check_zone_available(ctx, zone):
+def _check_zone(ctx, instance, zone):
     """Nova's _validate_unshelve_az: the zone must have an enabled
-    compute (400 otherwise)."""
+    compute (400 otherwise) and, with [cinder]/cross_az_attach off, hold
+    every attached volume (409)."""
     available, _ = availability_zones.get_availability_zones(ctx)
     if zone not in available:
         raise exception.InvalidRequest(
             "The requested availability zone is not available")
+    if CONF.cinder.cross_az_attach:
+        return
+    bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
+        instance._context, instance.uuid)
+    attached = [b for b in bdms if b.destination_type == "volume" and
+                b.volume_id]
+    if not attached:
+        return
+    from keel.compute_api import volume_attachments
+    api = volume_attachments.volume_api()
+    for bdm in attached:
+        volume = api.get(ctx, bdm.volume_id)
+        if volume["availability_zone"] != zone:
+            raise exception.MismatchVolumeAZException(reason=(
+                "The specified availability zone does not match the "
+                "volume %(vol_id)s attached to the server. Specified "
+                "availability zone is %(az)s. Volume is in %(vol_zone)s."
+                % {"vol_id": volume["id"], "az": zone,
+                   "vol_zone": volume["availability_zone"]}))
 
 
 def _check_host(ctx, host, zone):
@@ -105,7 +125,7 @@ def unshelve(ctx, instance, new_az=NOT_GIVEN, host=None,
     if host and authorize_host is not None:
         authorize_host()
     if az_given and new_az is not None:
-        _check_zone_available(ctx, new_az)
+        _check_zone(ctx, instance, new_az)
     if host:
         zone = new_az if az_given else spec.availability_zone
         _check_host(instance._context, host, zone)

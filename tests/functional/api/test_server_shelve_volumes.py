@@ -44,3 +44,33 @@ def test_offload_keeps_a_reservation_and_unshelve_reconnects(
     assert (attached["status"], attached["connector"]["host"]) == \
         ("attached", target)
     assert wait_for(lambda: lm.allocated_hosts(cloud, u) == [target])
+
+
+def test_zone_must_hold_the_volumes_without_cross_az_attach(
+        cloud, cinder):  # noqa: F811
+    from keel.conf import CONF
+    from keel import objects
+    u, vol, _ = lmv.server_with_volume(cloud, cinder)
+    assert _action(cloud, u, {"shelve": None}).status_int == 202
+    _state(cloud, u, "shelved_offloaded")
+    agg = objects.Aggregate(cloud.ctxt, name="vol-az2",
+                            metadata={"availability_zone": "az2"})
+    agg.create()
+    agg.add_host(cloud.hosts[1])
+    CONF.set_override("cross_az_attach", False, "cinder")
+    try:
+        resp = _action(cloud, u, {"unshelve": {"availability_zone": "az2"}})
+        assert resp.status_int == 409
+        assert resp.json["conflictingRequest"]["message"] == (
+            "The availability zone between the server and its attached "
+            "volumes do not match: The specified availability zone does "
+            f"not match the volume {vol} attached to the server. Specified "
+            "availability zone is az2. Volume is in nova..")
+        resp = _action(cloud, u, {"unshelve": {"availability_zone": "nova"}})
+        assert resp.status_int == 202, resp.text
+        inst = _state(cloud, u, "active")
+        assert inst.host == cloud.hosts[0]
+    finally:
+        CONF.clear_override("cross_az_attach", "cinder")
+        agg.delete_host(cloud.hosts[1])
+        agg.destroy()
