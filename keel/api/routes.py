@@ -50,6 +50,7 @@ from keel.api.handlers import volumes_boot
 from keel.api.handlers import extensions
 from keel.api.handlers import console_auth_tokens
 from keel.api.handlers import hosts
+from keel.api.handlers import assisted_volume_snapshots
 from keel.api.handlers import interfaces
 from keel.api.handlers import server_migrations
 from keel.api.handlers import server_diagnostics
@@ -79,6 +80,7 @@ ROUTES.update(server_password.route_entries())
 ROUTES.update(extensions.route_entries())
 ROUTES.update(console_auth_tokens.route_entries())
 ROUTES.update(hosts.route_entries())
+ROUTES.update(assisted_volume_snapshots.route_entries())
 for _module in (servers, server_metadata, server_tags, server_ips,
                 server_topology, server_delete, server_actions,
                 server_create):

@@ -38,6 +38,7 @@ from keel.compute.ops import resize as resize_ops
 from keel.compute.ops import resize_confirm
 from keel.compute.ops import resize_dest
 from keel.compute.ops import volume_attach as volume_attach_ops
+from keel.compute.ops import volume_snapshots as volume_snapshot_ops
 from keel.compute.ops import snapshot as snapshot_ops
 from keel.conf import CONF
 from keel import exception
@@ -318,6 +319,21 @@ class ComputeManager(manager.Manager):
     @wrap_exception()
     def host_power_action(self, context, action):
         return host_action_ops.host_power_action(self, context, action)
+
+    # -- RPC: assisted volume snapshots --------------------------------------
+    @messaging.expected_exceptions(NotImplementedError)
+    @wrap_exception()
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        volume_snapshot_ops.volume_snapshot_create(
+            self, context, instance, volume_id, create_info)
+
+    @messaging.expected_exceptions(NotImplementedError)
+    @wrap_exception()
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        volume_snapshot_ops.volume_snapshot_delete(
+            self, context, instance, volume_id, snapshot_id, delete_info)
 
     # -- RPC: build and delete ------------------------------------------------
     def build_and_run_instance(self, context, instance, image, request_spec,

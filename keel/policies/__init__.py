@@ -16,6 +16,7 @@ from keel.policies import deferred_delete
 from keel.policies import extensions
 from keel.policies import console_auth_tokens
 from keel.policies import os_hosts
+from keel.policies import assisted_volume_snapshots
 from keel.policies import flavors
 from keel.policies import hosts
 from keel.policies import keypairs
@@ -50,6 +51,7 @@ def list_rules():
         extensions.list_rules(),
         console_auth_tokens.list_rules(),
         os_hosts.list_rules(),
+        assisted_volume_snapshots.list_rules(),
         admin_actions.list_rules(),
         admin_password.list_rules(),
         server_diagnostics.list_rules(),

@@ -431,6 +431,16 @@ class ComputeDriver(object):
                       requested_size):
         raise NotImplementedError()
 
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        """Snapshot an attached volume's file (Cinder-assisted)."""
+        raise NotImplementedError()
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        """Merge away an assisted snapshot of an attached volume."""
+        raise NotImplementedError()
+
     def attach_interface(self, context, instance, image_meta, vif):
         raise NotImplementedError()
 
