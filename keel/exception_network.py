@@ -194,5 +194,8 @@ class FixedIpNotFoundForInstance(NovaException):
     code = 404
 
 
+class NetworkNotFoundForInstance(NetworkNotFound):
+    msg_fmt = "Network could not be found for instance %(instance_id)s."
+
 
 home_in_keel_exception(globals())

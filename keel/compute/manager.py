@@ -728,3 +728,25 @@ class ComputeManager(manager.Manager):
     def get_instance_diagnostics(self, context, instance):
         return diagnostics_ops.get_instance_diagnostics(self, context,
                                                         instance)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def add_fixed_ip_to_instance(self, context, network_id, instance):
+        network_info_ops.add_fixed_ip_to_instance(self, context, network_id,
+                                                  instance)
+
+    @wrap_exception()
+    @faults.reverts_task_state
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def remove_fixed_ip_from_instance(self, context, address, instance):
+        network_info_ops.remove_fixed_ip_from_instance(self, context,
+                                                       address, instance)
+
+    @wrap_exception()
+    @faults.wrap_instance_fault
+    def get_spice_console(self, context, instance, console_type):
+        return console_ops.get_spice_console(self, context.elevated(),
+                                             instance, console_type)

@@ -29,3 +29,10 @@ def get_serial_console(ctx, instance, console_type):
     info = power.compute_rpc().get_serial_console(instance._context,
                                                   instance, console_type)
     return {"url": info["access_url"]}
+
+
+def get_spice_console(ctx, instance, console_type):
+    _check(instance, "get_spice_console")
+    info = power.compute_rpc().get_spice_console(instance._context,
+                                                 instance, console_type)
+    return {"url": info["access_url"]}

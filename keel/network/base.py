@@ -91,3 +91,11 @@ class NetworkAPI(object):
 
     def validate_security_group_name(self, context, name):
         raise NotImplementedError()
+
+    def add_fixed_ip_to_instance(self, context, instance, network_id):
+        """A fixed IP more on ``network_id``; the new network info."""
+        raise NotImplementedError()
+
+    def remove_fixed_ip_from_instance(self, context, instance, address):
+        """The fixed IP ``address`` off the instance; the new network info."""
+        raise NotImplementedError()

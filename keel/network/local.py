@@ -97,3 +97,11 @@ class LocalNetworkAPI(base.NetworkAPI):
         if name != DEFAULT_SECURITY_GROUP:
             raise exception.SecurityGroupNotFound(security_group_id=name)
         return name
+
+    # -- multinic: no networks here ------------------------------------------
+    def add_fixed_ip_to_instance(self, context, instance, network_id):
+        raise exception.NetworkNotFoundForInstance(instance_id=instance.uuid)
+
+    def remove_fixed_ip_from_instance(self, context, instance, address):
+        raise exception.FixedIpNotFoundForInstance(
+            instance_uuid=instance.uuid, ip=address)

@@ -14,6 +14,7 @@ from keel.clients import neutron as client_mod
 from keel import exception
 from keel.network import base
 from keel.network import model
+from keel.network import multinic
 from keel.network import neutron_validate
 from keel.network import nw_info
 
@@ -317,6 +318,13 @@ class NeutronAPI(neutron_validate.ValidationMixin, base.NetworkAPI):
             ovs_bridge=self.conf.neutron.ovs_bridge)
         base.update_instance_cache(context, instance, info)
         return info
+
+    # -- multinic (deprecated API, keel.network.multinic) -------------------
+    def add_fixed_ip_to_instance(self, context, instance, network_id):
+        return multinic.add_fixed_ip(self, context, instance, network_id)
+
+    def remove_fixed_ip_from_instance(self, context, instance, address):
+        return multinic.remove_fixed_ip(self, context, instance, address)
 
 
 class _Request(object):

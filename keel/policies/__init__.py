@@ -10,6 +10,7 @@ from keel.policies import admin_actions
 from keel.policies import admin_password
 from keel.policies import server_diagnostics
 from keel.policies import server_password
+from keel.policies import multinic
 from keel.policies import attach_interfaces
 from keel.policies import base
 from keel.policies import deferred_delete
@@ -56,4 +57,5 @@ def list_rules():
         admin_password.list_rules(),
         server_diagnostics.list_rules(),
         server_password.list_rules(),
+        multinic.list_rules(),
     ))

@@ -34,6 +34,7 @@ ACTION_MODULES = (
     "keel.api.handlers.server_shelve",
     "keel.api.handlers.server_admin_actions",
     "keel.api.handlers.server_admin_password",
+    "keel.api.handlers.server_multinic",
     "keel.api.handlers.server_rebuild",
 )
 

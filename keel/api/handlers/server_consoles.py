@@ -15,7 +15,8 @@ from keel import exception
 from keel.policies import server_power as names
 
 _HANDLERS = {"vnc": consoles_api.get_vnc_console,
-             "serial": consoles_api.get_serial_console}
+             "serial": consoles_api.get_serial_console,
+             "spice": consoles_api.get_spice_console}
 
 
 def _console_url(req, id, protocol, console_type):
@@ -58,6 +59,15 @@ def get_vnc_console(req, id):
 def get_serial_console(req, id):
     console_type = req.json_body["os-getSerialConsole"]["type"]
     url = _console_url(req, id, "serial", console_type)
+    return {"console": {"type": console_type, "url": url}}
+
+
+@server_actions.action("os-getSPICEConsole")
+@wsgi.expose(max_version="2.5", name="servers.get_spice_console")
+@validation.schema(schema.get_spice_console)
+def get_spice_console(req, id):
+    console_type = req.json_body["os-getSPICEConsole"]["type"]
+    url = _console_url(req, id, "spice", console_type)
     return {"console": {"type": console_type, "url": url}}
 
 

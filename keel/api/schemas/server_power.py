@@ -155,6 +155,21 @@ get_serial_console = {
     "additionalProperties": False,
 }
 
+get_spice_console = {
+    "type": "object",
+    "properties": {
+        "os-getSPICEConsole": {
+            "type": "object",
+            "properties": {"type": {"type": "string",
+                                    "enum": ["spice-html5"]}},
+            "required": ["type"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["os-getSPICEConsole"],
+    "additionalProperties": False,
+}
+
 UPSTREAM = {
     "start_server": "servers.start_server",
     "stop_server": "servers.stop_server",
@@ -175,4 +190,5 @@ UPSTREAM = {
     "create_console_v299": "remote_consoles.create_v299",
     "get_vnc_console": "remote_consoles.get_vnc_console",
     "get_serial_console": "remote_consoles.get_serial_console",
+    "get_spice_console": "remote_consoles.get_spice_console",
 }

@@ -52,6 +52,16 @@ def get_serial_console(mgr, context, instance, console_type):
                       CONF.serial_console.base_url)
 
 
+def get_spice_console(mgr, context, instance, console_type):
+    if not CONF.spice.enabled:
+        raise exception.ConsoleTypeUnavailable(console_type=console_type)
+    if console_type != "spice-html5":
+        raise exception.ConsoleTypeInvalid(console_type=console_type)
+    console = _endpoint(mgr.driver.get_spice_console, context, instance)
+    return _authorize(context, instance, console_type, console,
+                      CONF.spice.html5proxy_base_url)
+
+
 def clean_expired_tokens(context):
     """Drop the expired console tokens of this cell (Nova's periodic)."""
     objects.ConsoleAuthToken.clean_expired_console_auths(context)
