@@ -98,6 +98,11 @@ class ComputeManager(manager.Manager):
         self._locks_guard = threading.Lock()
         self._network_api = None
         self._compute_task_api = None
+        # [DEFAULT]/shelved_poll_interval as configured (the decorator's
+        # value was read at import, before the configuration was parsed).
+        self._periodic_spacing = dict(
+            self._periodic_spacing,
+            _poll_shelved_instances=shelve_ops.poll_spacing())
 
     # -- collaborators --------------------------------------------------------
     @property

@@ -177,10 +177,18 @@ def _shelved_long_enough(instance, now):
     return (now - at).total_seconds() > CONF.shelved_offload_time
 
 
+def poll_spacing():
+    """The periodic task's spacing: [DEFAULT]/shelved_poll_interval, 0
+    meaning the default period (60 s) as oslo.service's; a negative
+    interval disables the task (see poll_shelved_instances)."""
+    interval = CONF.shelved_poll_interval
+    return 60 if interval <= 0 else interval
+
+
 def poll_shelved_instances(mgr, context):
     """Offload this host's idle SHELVED instances shelved more than
     [DEFAULT]/shelved_offload_time seconds ago; the count offloaded."""
-    if CONF.shelved_offload_time <= 0:
+    if CONF.shelved_offload_time <= 0 or CONF.shelved_poll_interval < 0:
         return 0
     shelved = objects.InstanceList.get_by_filters(
         context, {"vm_state": SHELVED, "task_state": None,

@@ -74,3 +74,23 @@ def test_zone_must_hold_the_volumes_without_cross_az_attach(
         CONF.clear_override("cross_az_attach", "cinder")
         agg.delete_host(cloud.hosts[1])
         agg.destroy()
+
+
+def test_volume_backed_server_is_offloaded_without_a_snapshot(
+        cloud):  # noqa: F811
+    u = lm.server(cloud)
+    inst = power.read(cloud, u)
+    inst.image_ref = ""          # booted from a volume: no image
+    inst.save()
+    assert _action(cloud, u, {"shelve": None}).status_int == 202
+    inst = _state(cloud, u, "shelved_offloaded")
+    assert "shelved_image_id" not in inst.system_metadata
+    assert inst.host is None
+    assert wait_for(lambda: lm.allocated_hosts(cloud, u) == [])
+    assert wait_for(lambda: ("shelve", [
+        ("compute_shelve_offload_instance", "Success")]) in
+        power.actions(cloud, u))
+    assert _action(cloud, u, {"unshelve": None}).status_int == 202
+    inst = _state(cloud, u, "active")
+    assert inst.host in cloud.hosts and inst.image_ref == ""
+    assert wait_for(lambda: lm.allocated_hosts(cloud, u) == [inst.host])
