@@ -176,12 +176,13 @@ def test_offload_time_zero_offloads_at_once(cloud, sdk):  # noqa: F811
 def test_periodic_offloads_servers_shelved_long_enough(
         cloud, sdk):  # noqa: F811
     server = mh.boot(sdk)
-    CONF.set_override("shelved_offload_time", 1)
+    CONF.set_override("shelved_offload_time", 3600)
     try:
         _shelve(cloud, server)
         inst = _status(cloud, server.id, "shelved")
         mgr = _compute(cloud, inst.host)
         assert mgr._poll_shelved_instances(mh.cell_ctxt(cloud)) == 0
+        CONF.set_override("shelved_offload_time", 1)
         time.sleep(1.2)
         assert mgr._poll_shelved_instances(mh.cell_ctxt(cloud)) == 1
     finally:
