@@ -441,6 +441,14 @@ class MetadataLimitExceeded(Forbidden):
     msg_fmt = "Maximum number of metadata items exceeds %(allowed)d"
 
 
+class TaskAlreadyRunning(NovaException):
+    msg_fmt = "Task %(task_name)s is already running on host %(host)s"
+
+
+class TaskNotRunning(NovaException):
+    msg_fmt = "Task %(task_name)s is not running on host %(host)s"
+
+
 def home_in_keel_exception(namespace):
     """Name the classes defined in ``namespace`` as members of keel.exception:
     oslo.messaging sends an exception's module over RPC and the receiver

@@ -51,6 +51,7 @@ from keel.api.handlers import extensions
 from keel.api.handlers import console_auth_tokens
 from keel.api.handlers import hosts
 from keel.api.handlers import assisted_volume_snapshots
+from keel.api.handlers import instance_usage_audit_log
 from keel.api.handlers import interfaces
 from keel.api.handlers import server_migrations
 from keel.api.handlers import server_diagnostics
@@ -81,6 +82,7 @@ ROUTES.update(extensions.route_entries())
 ROUTES.update(console_auth_tokens.route_entries())
 ROUTES.update(hosts.route_entries())
 ROUTES.update(assisted_volume_snapshots.route_entries())
+ROUTES.update(instance_usage_audit_log.route_entries())
 for _module in (servers, server_metadata, server_tags, server_ips,
                 server_topology, server_delete, server_actions,
                 server_create):

@@ -40,6 +40,7 @@ from keel.compute.ops import resize_dest
 from keel.compute.ops import volume_attach as volume_attach_ops
 from keel.compute.ops import volume_snapshots as volume_snapshot_ops
 from keel.compute.ops import snapshot as snapshot_ops
+from keel.compute.ops import usage_audit as usage_audit_ops
 from keel.conf import CONF
 from keel import exception
 from keel import manager
@@ -300,6 +301,11 @@ class ComputeManager(manager.Manager):
     def _cleanup_expired_console_auth_tokens(self, context):
         """Console tokens past their [consoleauth]/token_ttl."""
         console_ops.clean_expired_tokens(context)
+
+    @manager.periodic(spacing=60)
+    def _instance_usage_audit(self, context):
+        """[DEFAULT]/instance_usage_audit: the period's exists events."""
+        usage_audit_ops.instance_usage_audit(self, context)
 
     def handle_events(self, event):
         """The virt driver's event listener (lifecycle events)."""

@@ -19,6 +19,7 @@ _MODULES = (
     "vcpu_model", "virt_cpu_topology", "virt_device_metadata",
     "virtual_interface",
     "diagnostics",
+    "task_log",
 )
 
 

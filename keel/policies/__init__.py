@@ -18,6 +18,7 @@ from keel.policies import extensions
 from keel.policies import console_auth_tokens
 from keel.policies import os_hosts
 from keel.policies import assisted_volume_snapshots
+from keel.policies import instance_usage_audit_log
 from keel.policies import flavors
 from keel.policies import hosts
 from keel.policies import keypairs
@@ -53,6 +54,7 @@ def list_rules():
         console_auth_tokens.list_rules(),
         os_hosts.list_rules(),
         assisted_volume_snapshots.list_rules(),
+        instance_usage_audit_log.list_rules(),
         admin_actions.list_rules(),
         admin_password.list_rules(),
         server_diagnostics.list_rules(),
