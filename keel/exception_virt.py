@@ -151,4 +151,16 @@ class PreserveEphemeralNotSupported(Invalid):
 class UnsupportedPolicyException(Invalid):
     msg_fmt = "ServerGroup policy is not supported: %(reason)s"
 
+
+class ComputeServiceInUse(NovaException):
+    msg_fmt = "Compute service of %(host)s is still in use."
+
+
+class InstanceEvacuateNotSupported(Invalid):
+    msg_fmt = "Instance evacuate is not supported."
+
+
+class InvalidSharedStorage(NovaException):
+    msg_fmt = "%(path)s is not on shared storage: %(reason)s"
+
 home_in_keel_exception(globals())

@@ -163,6 +163,9 @@ class ComputeManager(manager.Manager):
             from keel.network import local  # noqa: F401
         except ImportError:
             pass
+        # Guests evacuated away while this host was down go first (Nova).
+        from keel.compute.ops import evacuate as evacuate_ops
+        evacuate_ops.destroy_evacuated_instances(self, ctxt)
         self._update_available_resource(ctxt, startup=True)
         instances = None
         if self.driver is not None:

@@ -26,6 +26,7 @@ from keel.policies import network_proxies
 from keel.policies import quotas
 from keel.policies import server_groups
 from keel.policies import server_moves
+from keel.policies import server_evacuate
 from keel.policies import server_migrations
 from keel.policies import server_power
 from keel.policies import server_shelve
@@ -49,6 +50,7 @@ def list_rules():
         attach_interfaces.list_rules(),
         server_migrations.list_rules(),
         server_moves.list_rules(),
+        server_evacuate.list_rules(),
         server_shelve.list_rules(),
         extensions.list_rules(),
         console_auth_tokens.list_rules(),

@@ -36,6 +36,7 @@ ACTION_MODULES = (
     "keel.api.handlers.server_admin_password",
     "keel.api.handlers.server_multinic",
     "keel.api.handlers.server_rebuild",
+    "keel.api.handlers.server_evacuate",
 )
 
 _ACTIONS = {}

@@ -1,4 +1,6 @@
-"""rebuild_instance on the compute host (Nova's semantics), same host.
+"""rebuild_instance on the compute host (Nova's semantics): a rebuild in
+place, or an evacuation's rebuild on this host (recreate; the
+evacuation's own steps are in evacuate.py).
 
 The API has written the new image onto the instance (task_state
 REBUILDING). Here, each step a compare-and-swap on task_state:
@@ -22,6 +24,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from keel.compute.ops import cleanup
+from keel.compute.ops import evacuate
 from keel.compute.ops import live_migration_volumes as lm_volumes
 from keel.compute.ops import notify
 from keel.compute.ops import power
@@ -101,27 +104,43 @@ def rebuild_instance(mgr, context, instance, orig_image_ref, image_ref,
                      accel_uuids, reimage_boot_volume=None,
                      target_state=None):
     context = context.elevated()
-    if recreate:
-        # Evacuation is not served by this compute.
-        raise NotImplementedError()
     with mgr.instance_lock(instance.uuid):
-        LOG.info("Rebuilding instance %s", instance.uuid)
-        image_meta = _image_meta(context, image_ref)
+        LOG.info("%s instance %s", "Evacuating" if recreate else
+                 "Rebuilding", instance.uuid)
+        if recreate:
+            scheduled_node = evacuate.scheduled_node(mgr, context,
+                                                     scheduled_node)
+        if image_ref or not recreate:
+            image_meta = _image_meta(context, image_ref)
+        else:
+            image_meta = evacuate.image_meta(instance)
         if bdms is None:
             bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
                 context, instance.uuid)
+        rebuild = Rebuild(mgr, context, instance, image_meta, bdms)
         with power.error_out_on_exception(instance, instance.vm_state):
             try:
-                Rebuild(mgr, context, instance, image_meta, bdms).run(
-                    orig_image_ref, orig_sys_metadata, injected_files,
-                    new_pass, preserve_ephemeral)
+                rebuild.run(orig_image_ref, orig_sys_metadata,
+                            injected_files, new_pass, preserve_ephemeral,
+                            evacuate_to=scheduled_node if recreate else None,
+                            on_shared_storage=on_shared_storage,
+                            migration=migration, target_state=target_state)
             except _GONE as exc:
                 LOG.debug("Instance %s was deleted while rebuilding",
                           instance.uuid)
+                if recreate:
+                    evacuate.fail(mgr, context, instance, migration,
+                                  scheduled_node)
                 _notify_error(context, instance, mgr.host, exc, bdms)
             except Exception as exc:
+                if recreate:
+                    evacuate.fail(mgr, context, instance, migration,
+                                  scheduled_node)
                 _notify_error(context, instance, mgr.host, exc, bdms)
                 raise
+            else:
+                if recreate:
+                    evacuate.finish(migration)
 
 
 class Rebuild:
@@ -134,11 +153,23 @@ class Rebuild:
         self.instance = instance
         self.image_meta = image_meta
         self.bdms = bdms
+        self._evacuating = False
 
     def run(self, orig_image_ref, orig_sys_metadata, injected_files,
-            admin_password, preserve_ephemeral):
+            admin_password, preserve_ephemeral, evacuate_to=None,
+            on_shared_storage=None, migration=None, target_state=None):
+        """``evacuate_to``: the node of this host an evacuation rebuilds
+        the instance on (None for a rebuild in place)."""
         ctx, instance, mgr = self.context, self.instance, self.mgr
         orig_vm_state = instance.vm_state
+        evacuating = self._evacuating = evacuate_to is not None
+        if evacuating:
+            if target_state and orig_vm_state != states.ERROR:
+                orig_vm_state = target_state
+            on_shared_storage = evacuate.check(mgr, instance,
+                                               on_shared_storage)
+            if not on_shared_storage and instance.image_ref:
+                orig_image_ref = instance.image_ref
         self._check_trusted_certs()
         _notify_exists(ctx, instance, self.host, orig_image_ref,
                        orig_sys_metadata)
@@ -149,6 +180,8 @@ class Rebuild:
 
         instance.power_state = power.get_power_state(mgr, instance)
         instance.task_state = REBUILDING
+        if evacuating:
+            evacuate.move_here(mgr, ctx, instance, migration, evacuate_to)
         instance.save(expected_task_state=[REBUILDING])
 
         network_info = cleanup.network_info_of(instance)
@@ -161,7 +194,7 @@ class Rebuild:
                     bdms=self.bdms,
                     detach_block_devices=self._detach_block_devices,
                     attach_block_devices=self._attach_block_devices,
-                    network_info=network_info, evacuate=False,
+                    network_info=network_info, evacuate=evacuating,
                     block_device_info=block_device_info,
                     preserve_ephemeral=preserve_ephemeral, accel_uuids=[])
         try:
@@ -200,13 +233,29 @@ class Rebuild:
                        "does not support certificate validation.")
 
     # The volumes stay attached to this host across a same-host rebuild:
-    # their connections are handed back to the new guest as they were.
+    # their connections are handed back to the new guest as they were. An
+    # evacuation swaps each volume's attachment (the failed host's) for a
+    # new one, connected to this host.
     def _detach_block_devices(self, context, bdms, detach_root_bdm=True):
-        return None
+        api = volumes.volume_api() if self._evacuating else None
+        if api is None:
+            return
+        for bdm in bdms:
+            if not (volumes.is_volume(bdm) and bdm.attachment_id):
+                continue
+            new = api.attachment_create(context, bdm.volume_id,
+                                        self.instance.uuid)["id"]
+            api.attachment_delete(context, bdm.attachment_id)
+            bdm.attachment_id = new
+            bdm.save()
 
     def _attach_block_devices(self, context, instance, bdms):
-        return lm_volumes.block_device_info(
-            [b for b in bdms if volumes.is_volume(b)])
+        volume_bdms = [b for b in bdms if volumes.is_volume(b)]
+        if self._evacuating and volume_bdms:
+            mapping = volumes.prepare(self.mgr, context, instance,
+                                      volume_bdms)
+            return {"block_device_mapping": mapping}
+        return lm_volumes.block_device_info(volume_bdms)
 
     def _default_rebuild(self, context, instance, image_meta, injected_files,
                          admin_password, allocations, bdms,
@@ -218,14 +267,18 @@ class Rebuild:
         again from the new image."""
         if preserve_ephemeral:
             raise exception.PreserveEphemeralNotSupported()
-        try:
-            power.power_off_instance(self.mgr, instance, clean_shutdown=True)
-        except exception.InstanceNotFound:
-            LOG.debug("Instance %s has no guest to power off",
-                      instance.uuid)
+        if not evacuate:
+            # An evacuated guest is on the failed host: nothing here.
+            try:
+                power.power_off_instance(self.mgr, instance,
+                                         clean_shutdown=True)
+            except exception.InstanceNotFound:
+                LOG.debug("Instance %s has no guest to power off",
+                          instance.uuid)
         detach_block_devices(context, bdms)
-        cleanup.destroy_guest(self.mgr, context, instance, network_info,
-                              block_device_info)
+        if not evacuate:
+            cleanup.destroy_guest(self.mgr, context, instance, network_info,
+                                  block_device_info)
 
         instance.task_state = REBUILD_BLOCK_DEVICE_MAPPING
         instance.save(expected_task_state=[REBUILDING])
