@@ -142,7 +142,6 @@ class InstanceAgentNotEnabled(Invalid):
     safe = True
 
 
-
 class PreserveEphemeralNotSupported(Invalid):
     msg_fmt = ("The current driver does not support preserving ephemeral "
                "partitions.")
