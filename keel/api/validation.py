@@ -294,6 +294,16 @@ def schema(body_schema, min_version=None, max_version=None):
     return decorator
 
 
+def schemas(by_version):
+    """``schema`` for each ``(body_schema, min_version, max_version)`` of an
+    action whose body changes with the microversion."""
+    def decorator(func):
+        for body_schema, low, high in by_version:
+            func = schema(body_schema, low, high)(func)
+        return func
+    return decorator
+
+
 def query_schema(params_schema, min_version=None, max_version=None):
     """Validate the query string (``{name: [values]}``) in the range.
 

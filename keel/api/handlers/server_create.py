@@ -199,14 +199,9 @@ def _create(req):
     return wsgi.Result(answer, 202, {"Location": view.self_href(answer)})
 
 
-def _schemas(func):
-    for body_schema, low, high in schema.BY_VERSION:
-        func = validation.schema(body_schema, low, high)(func)
-    return func
-
 
 @wsgi.expose(name="servers.create", status=202)
-@_schemas
+@validation.schemas(schema.BY_VERSION)
 def create(req):
     return _create(req)
 

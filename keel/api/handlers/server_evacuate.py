@@ -32,15 +32,10 @@ def _password(req, body, on_shared_storage):
     return password
 
 
-def _schemas(func):
-    for body_schema, low, high in schema.BY_VERSION:
-        func = validation.schema(body_schema, low, high)(func)
-    return func
-
 
 @server_actions.action("evacuate")
 @wsgi.expose(status=200, name="servers.evacuate")
-@_schemas
+@validation.schemas(schema.BY_VERSION)
 def evacuate(req, id):
     body = req.json_body["evacuate"]
     instance = power_handler.located(req, id, names.EVACUATE, in_cell=True)

@@ -125,15 +125,10 @@ def _answer(req, id, password):
                        {"Location": create_view.self_href(answer)})
 
 
-def _schemas(func):
-    for body_schema, low, high in schema.BY_VERSION:
-        func = validation.schema(body_schema, low, high)(func)
-    return func
-
 
 @server_actions.action("rebuild")
 @wsgi.expose(status=202, name="servers.rebuild")
-@_schemas
+@validation.schemas(schema.BY_VERSION)
 def rebuild(req, id):
     body = req.json_body["rebuild"]
     image_href = body["imageRef"]
