@@ -9,6 +9,7 @@ import pytest
 from keel.compute_api import server_create as create_api
 from keel.conf import CONF
 from keel import context as keel_context
+from keel import exception
 from keel.image import api as image_api
 from keel import objects
 from tests.functional import fixtures_services as fx
@@ -109,3 +110,17 @@ def action(cloud, u, body, version="2.90"):
     return call(cloud.app, f"/v2.1/servers/{u}/action", method="POST",
                 body=body,
                 headers={"OpenStack-API-Version": f"compute {version}"})
+
+
+def image(image_id):
+    """The image as the image API (local catalogue or Glance) has it."""
+    return image_api.get_api().get(keel_context.get_admin_context(),
+                                   image_id)
+
+
+def image_gone(image_id):
+    """Deleted (the local catalogue forgets it; Glance says deleted)."""
+    try:
+        return image(image_id)["status"] == "deleted"
+    except exception.ImageNotFound:
+        return True

@@ -6,9 +6,6 @@ import time
 import pytest
 
 from keel.conf import CONF
-from keel import context as keel_context
-from keel import exception
-from keel.image import api as image_api
 from keel.notifications.testing import notification_capture  # noqa: F401
 from keel import objects
 from keel.virt import power_state
@@ -16,8 +13,7 @@ from tests.functional.api import moves_helpers as mh
 from tests.functional.api.moves_helpers import sdk  # noqa: F401
 from tests.functional.fixtures_services import http_endpoint  # noqa: F401
 from tests.functional.fixtures_services import wait_for
-
-SAMPLES = "/work/shared/reference/compute-api/samples/os-shelve"
+from tests.unit.api import samples
 
 
 @pytest.fixture(scope="module")
@@ -33,18 +29,6 @@ def keep_shelved():
     CONF.set_override("shelved_offload_time", -1)
     yield
     CONF.clear_override("shelved_offload_time")
-
-
-def _image(image_id):
-    return image_api.get_api().get(keel_context.get_admin_context(),
-                                   image_id)
-
-
-def _gone(image_id):
-    try:
-        return _image(image_id)["status"] == "deleted"
-    except exception.ImageNotFound:
-        return True
 
 
 def _status(cloud, u, vm_state):
@@ -89,8 +73,8 @@ def test_shelve_offload_unshelve_round_trip(
     assert inst.system_metadata["shelved_host"] == inst.host
     assert inst.system_metadata["shelved_at"]
     assert inst.power_state == power_state.SHUTDOWN
-    image = wait_for(lambda: _image(image_id)["status"] == "active" and
-                     _image(image_id))
+    image = wait_for(lambda: mh.image(image_id)["status"] == "active" and
+                     mh.image(image_id))
     assert image["name"] == f"{server.name}-shelved"
     assert image["properties"]["image_type"] == "snapshot"
     assert mh.allocations(cloud, server.id) == before  # still on its host
@@ -119,7 +103,7 @@ def test_shelve_offload_unshelve_round_trip(
     allocs = mh.allocations(cloud, server.id)
     assert [a["resources"] for a in allocs.values()] == \
         [a["resources"] for a in before.values()]
-    assert wait_for(lambda: _gone(image_id))
+    assert wait_for(lambda: mh.image_gone(image_id))
     notification_capture.wait_for("instance.unshelve.end")
 
     def payload(event_type):
@@ -204,18 +188,15 @@ def test_unshelve_of_a_shelved_server_powers_it_on_where_it_is(
     inst = _status(cloud, server.id, "active")
     assert inst.host == host and inst.power_state == power_state.RUNNING
     assert "shelved_image_id" not in inst.system_metadata
-    assert wait_for(lambda: _gone(image_id))
+    assert wait_for(lambda: mh.image_gone(image_id))
     assert _events(cloud, server.id, "unshelve") == [
         [("compute_start_instance", "Success")]]
     notification_capture.wait_for("instance.power_on.end")
 
 
 def test_samples_at_their_microversions(cloud, sdk, keep_shelved):  # noqa: F811,E501
-    import json
-    import pathlib
-
     def sample(name):
-        return json.loads((pathlib.Path(SAMPLES) / name).read_text())
+        return samples.load("os-shelve/" + name)
 
     server = mh.boot(sdk)
     for version, name in (("2.1", "os-shelve.json"),

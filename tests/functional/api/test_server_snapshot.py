@@ -4,9 +4,7 @@ import time
 
 import pytest
 
-from keel import context as keel_context
 from keel import exception
-from keel.image import api as image_api
 from keel import objects
 from keel.notifications.testing import notification_capture  # noqa: F401
 from tests.functional.api import moves_helpers as mh
@@ -22,22 +20,9 @@ def cloud(tmp_path_factory):
     mh.stop(launcher)
 
 
-def _image(image_id):
-    return image_api.get_api().get(keel_context.get_admin_context(),
-                                   image_id)
-
-
-def _gone(image_id):
-    """Deleted (the local catalogue forgets it; Glance says deleted)."""
-    try:
-        return _image(image_id)["status"] == "deleted"
-    except exception.ImageNotFound:
-        return True
-
-
 def _active(image_id):
-    return wait_for(lambda: _image(image_id)["status"] == "active"
-                    and _image(image_id), timeout=15)
+    return wait_for(lambda: mh.image(image_id)["status"] == "active"
+                    and mh.image(image_id), timeout=15)
 
 
 def test_create_image_uploads_an_active_snapshot(
@@ -47,7 +32,7 @@ def test_create_image_uploads_an_active_snapshot(
     image_id = server.create_image(sdk.compute, "snap-1",
                                    metadata={"purpose": "test"})
     snap = _active(image_id)
-    assert snap, _image(image_id)
+    assert snap, mh.image(image_id)
     props = snap["properties"]
     assert snap["name"] == "snap-1"
     assert props["image_type"] == "snapshot"
@@ -91,7 +76,7 @@ def test_failed_snapshot_deletes_the_image_and_records_a_fault(
     image_id = resp.json["image_id"]
     inst = mh.idle(cloud, server.id)
     assert inst.vm_state == "active" and inst.task_state is None
-    assert wait_for(lambda: _gone(image_id))
+    assert wait_for(lambda: mh.image_gone(image_id))
     assert wait_for(lambda: ("createImage", [
         ("compute_snapshot_instance", "Error")]) in
         mh.actions(cloud, server.id))
@@ -137,12 +122,12 @@ def test_backup_rotation_keeps_the_newest(cloud, sdk):  # noqa: F811
         ids.append(resp.json["image_id"])
         assert mh.idle(cloud, server.id)
         assert _active(ids[-1])
-    backup = _image(ids[-1])
+    backup = mh.image(ids[-1])
     assert backup["properties"]["image_type"] == "backup"
     assert backup["properties"]["backup_type"] == "daily"
     # Rotation runs just after the task clears.
-    assert wait_for(lambda: _gone(ids[0]))
-    assert all(_image(i)["status"] == "active" for i in ids[1:])
+    assert wait_for(lambda: mh.image_gone(ids[0]))
+    assert all(mh.image(i)["status"] == "active" for i in ids[1:])
 
 
 def test_backup_location_only_when_kept(cloud, sdk):  # noqa: F811
@@ -160,7 +145,7 @@ def test_backup_location_only_when_kept(cloud, sdk):  # noqa: F811
     assert resp.status_int == 202 and "Location" not in resp.headers
     assert mh.idle(cloud, server.id)
     # Rotation 0 keeps none of this type.
-    assert wait_for(lambda: _gone(image_id))
+    assert wait_for(lambda: mh.image_gone(image_id))
 
 
 def test_guest_gone_during_snapshot_drops_the_image_quietly(
@@ -172,7 +157,7 @@ def test_guest_gone_during_snapshot_drops_the_image_quietly(
     resp = mh.action(cloud, server.id, {"createImage": {"name": "gone"}})
     assert resp.status_int == 202
     image_id = resp.json["image_id"]
-    assert wait_for(lambda: _gone(image_id))
+    assert wait_for(lambda: mh.image_gone(image_id))
     # An instance deleted meantime is no failure of the snapshot.
     assert wait_for(lambda: ("createImage", [
         ("compute_snapshot_instance", "Success")]) in
