@@ -465,3 +465,4 @@ def home_in_keel_exception(namespace):
 from keel.exception_virt import *  # noqa: E402,F401,F403
 from keel.exception_network import *  # noqa: E402,F401,F403
 from keel.exception_api import *  # noqa: E402,F401,F403
+from keel.exception_share import *  # noqa: E402,F401,F403

@@ -56,6 +56,7 @@ from keel.api.handlers import interfaces
 from keel.api.handlers import server_migrations
 from keel.api.handlers import server_diagnostics
 from keel.api.handlers import server_password
+from keel.api.handlers import server_shares
 
 ROUTES = {
     "/": {"GET": versions.show_version},
@@ -78,6 +79,7 @@ ROUTES.update(interfaces.route_entries())
 ROUTES.update(server_migrations.route_entries())
 ROUTES.update(server_diagnostics.route_entries())
 ROUTES.update(server_password.route_entries())
+ROUTES.update(server_shares.route_entries())
 ROUTES.update(extensions.route_entries())
 ROUTES.update(console_auth_tokens.route_entries())
 ROUTES.update(hosts.route_entries())

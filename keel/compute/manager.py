@@ -34,6 +34,7 @@ from keel.compute.ops import power_sync
 from keel.compute.ops import recovery
 from keel.compute.ops import rescue as rescue_ops
 from keel.compute.ops import shelve as shelve_ops
+from keel.compute.ops import shares as share_ops
 from keel.compute.ops import resize as resize_ops
 from keel.compute.ops import resize_confirm
 from keel.compute.ops import resize_dest
@@ -348,6 +349,21 @@ class ComputeManager(manager.Manager):
                                snapshot_id, delete_info):
         volume_snapshot_ops.volume_snapshot_delete(
             self, context, instance, volume_id, snapshot_id, delete_info)
+
+    # -- RPC: Manila shares (keel.compute.ops.shares) ------------------------
+    @messaging.expected_exceptions(NotImplementedError)
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def allow_share(self, context, instance, share_mapping):
+        share_ops.allow_share(self, context, instance, share_mapping)
+
+    @messaging.expected_exceptions(NotImplementedError)
+    @wrap_exception()
+    @events.wrap_instance_event(prefix="compute")
+    @faults.wrap_instance_fault
+    def deny_share(self, context, instance, share_mapping):
+        share_ops.deny_share(self, context, instance, share_mapping)
 
     # -- RPC: build and delete ------------------------------------------------
     def build_and_run_instance(self, context, instance, image, request_spec,

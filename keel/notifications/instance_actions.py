@@ -14,6 +14,8 @@
                                     volume_id=None, exception=None)
   notify_about_volume_swap(context, instance, host, phase, old_volume_id,
                            new_volume_id, exception=None)
+  notify_about_share_attach_detach(context, instance, host, action, phase,
+                                   share_id=None, exception=None)
   notify_about_instance_exists(context, instance, host=None,
                                audit_period=None)
   notify_usage_exists(context, instance, host=None, current_period=False,
@@ -29,6 +31,7 @@ from keel.notifications import legacy
 from keel.notifications import fields as nf
 from keel.notifications.instance import _fault_and_priority
 from keel.notifications.instance import _notification
+from keel.notifications.instance import SOURCE_API
 from keel.notifications.instance import SOURCE_COMPUTE
 
 
@@ -123,6 +126,19 @@ def notify_about_volume_swap(context, instance, host, phase, old_volume_id,
     _send(context, o.InstanceActionVolumeSwapNotification, priority, host,
           SOURCE_COMPUTE, nf.NotificationAction.VOLUME_SWAP, phase, payload)
 
+
+def notify_about_share_attach_detach(context, instance, host, action, phase,
+                                     share_id=None, exception=None):
+    """instance.share_attach.* / instance.share_detach.* (published as
+    nova-api, as Nova does, though the compute sends them)."""
+    if not notifications.versioned_enabled():
+        return
+    o = _objs()
+    fault, priority = _fault_and_priority(exception)
+    payload = o.InstanceActionSharePayload(
+        context=context, instance=instance, fault=fault, share_id=share_id)
+    _send(context, o.InstanceActionShareNotification, priority, host,
+          SOURCE_API, action, phase, payload)
 
 def notify_about_instance_exists(context, instance, host=None,
                                  audit_period=None):

@@ -20,6 +20,7 @@ _MODULES = (
     "virtual_interface",
     "diagnostics",
     "task_log",
+    "share_mapping",
 )
 
 

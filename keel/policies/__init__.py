@@ -10,6 +10,7 @@ from keel.policies import admin_actions
 from keel.policies import admin_password
 from keel.policies import server_diagnostics
 from keel.policies import server_password
+from keel.policies import server_shares
 from keel.policies import multinic
 from keel.policies import attach_interfaces
 from keel.policies import base
@@ -62,4 +63,5 @@ def list_rules():
         server_diagnostics.list_rules(),
         server_password.list_rules(),
         multinic.list_rules(),
+        server_shares.list_rules(),
     ))

@@ -39,6 +39,8 @@ CAPABILITY_TRAITS_MAP = {
     "supports_socket_pci_numa_affinity":
         os_traits.COMPUTE_SOCKET_PCI_NUMA_AFFINITY,
     "supports_remote_managed_ports": os_traits.COMPUTE_REMOTE_MANAGED_PORTS,
+    "supports_virtio_fs": os_traits.COMPUTE_STORAGE_VIRTIO_FS,
+    "supports_mem_backing_file": os_traits.COMPUTE_MEM_BACKING_FILE,
 }
 for _fmt in ("aki", "ami", "ari", "iso", "qcow2", "raw", "vdi", "vhd",
              "vhdx", "vmdk", "ploop"):
@@ -147,6 +149,8 @@ class ComputeDriver(object):
         "supports_secure_boot": False,
         "supports_socket_pci_numa_affinity": False,
         "supports_remote_managed_ports": False,
+        "supports_virtio_fs": False,
+        "supports_mem_backing_file": False,
         "supports_image_type_aki": False,
         "supports_image_type_ami": False,
         "supports_image_type_ari": False,

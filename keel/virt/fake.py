@@ -77,6 +77,8 @@ class FakeDriver(driver.ComputeDriver):
         supports_trusted_certs=True,
         supports_image_type_raw=True,
         supports_image_type_qcow2=True,
+        supports_virtio_fs=True,
+        supports_mem_backing_file=True,
     )
 
     def __init__(self, virtapi=None, host=None, conf=None, nodename=None,

@@ -152,6 +152,7 @@ EXPECTED = {
     # No persona above has the manager role: only the admin passes.
     base_rules.PROJECT_MANAGER_OR_ADMIN: {"admin"},
     base_rules.PROJECT_MEMBER: {"member"},
+    base_rules.PROJECT_READER: {"member", "reader"},
     base_rules.RULE_ANY: set(PERSONAS),
     base_rules.RULE_NOBODY: set(),
     base_rules.SERVICE_ROLE: {"service"},

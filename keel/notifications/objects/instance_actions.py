@@ -79,6 +79,16 @@ class InstanceActionVolumeSwapPayload(inst_obj.InstanceActionPayload):
 
 
 @base.notification
+class InstanceActionSharePayload(inst_obj.InstanceActionPayload):
+    VERSION = '1.0'
+    fields = {'share_id': fields.UUIDField()}
+
+    def __init__(self, context, instance, fault, share_id):
+        super().__init__(context=context, instance=instance, fault=fault)
+        self.share_id = share_id
+
+
+@base.notification
 class InstanceExistsPayload(inst_obj.InstancePayload):
     VERSION = '2.1'
     fields = {'audit_period': fields.ObjectField('AuditPeriodPayload')}
@@ -112,3 +122,5 @@ InstanceActionVolumeSwapNotification = _notification_class(
     'InstanceActionVolumeSwapPayload')
 InstanceExistsNotification = _notification_class(
     'InstanceExistsNotification', 'InstanceExistsPayload')
+InstanceActionShareNotification = _notification_class(
+    'InstanceActionShareNotification', 'InstanceActionSharePayload')

@@ -70,6 +70,7 @@ def test_action_sample(instance, name):
 
 OTHER_ID = "a2459075-d96c-40d5-893e-577ff92e721c"
 VOLUME_ID = "a07f71dc-8151-4e7d-a0cc-cd24a3f11113"
+SHARE_ID = "e8debdc0-447a-4376-a10a-4cd9122d7986"
 
 
 def _send_special(ctx, inst, bdms, sample, exc):
@@ -102,6 +103,9 @@ def _send_special(ctx, inst, bdms, sample, exc):
                                     OTHER_ID, exception=exc)
     elif name == "InstanceExistsPayload":
         ia.notify_about_instance_exists(ctx, inst, host=host)
+    elif name == "InstanceActionSharePayload":
+        ia.notify_about_share_attach_detach(ctx, inst, host, action, phase,
+                                            share_id=SHARE_ID, exception=exc)
     else:
         raise AssertionError(name)
 
@@ -109,7 +113,8 @@ def _send_special(ctx, inst, bdms, sample, exc):
 SPECIAL = ("InstanceActionRebuildPayload", "InstanceActionRescuePayload",
            "InstanceActionResizePrepPayload",
            "InstanceActionSnapshotPayload", "InstanceActionVolumePayload",
-           "InstanceActionVolumeSwapPayload", "InstanceExistsPayload")
+           "InstanceActionVolumeSwapPayload", "InstanceExistsPayload",
+           "InstanceActionSharePayload")
 SPECIAL_SAMPLES = [
     n for n in sorted(os.listdir(samples.SAMPLES))
     if n.endswith(".json") and samples.load(n)["payload"].get(
@@ -137,4 +142,4 @@ def test_special_action_sample(instance, name):
 
 
 def test_special_samples_found():
-    assert len(SPECIAL_SAMPLES) == 19
+    assert len(SPECIAL_SAMPLES) == 25

@@ -94,6 +94,8 @@ object_data = {
     'ShareMetadata': '1.0-09f69ac0bd47371417b5477a277e43af',
     'Tag': '1.1-7f2b9fdbb8ae319799327825bfc7d428',
     'TagList': '1.1-c76db4808a25a7905f9e44200640e669',
+    'ShareMapping': '1.2-8f85fb1db575460cbbe7c3d0c5305196',
+    'ShareMappingList': '1.1-5f9c58a4eb3d9ebd807022c0ba415b7b',
     'TaskLog': '1.0-7b8b2b484d3ea9742cec1f7662a467d6',
     'TaskLogList': '1.0-6cf6fc8bc8ff8f8eeb8b5b3d3db6637f',
     'TrustedCerts': '1.0-dbbaf8ed4fc532ba0c81429b24e33796',
