@@ -423,6 +423,16 @@ class ComputeDriver(object):
         """Connector properties Cinder needs to export a volume here."""
         raise NotImplementedError()
 
+    def mount_share(self, context, instance, share_mapping):
+        """Mount a Manila share on the host for the guest's virtiofs
+        device (before power on)."""
+        raise NotImplementedError()
+
+    def umount_share(self, context, instance, share_mapping):
+        """Unmount it after power off; returns whether the host still
+        mounts it (another guest uses it)."""
+        raise NotImplementedError()
+
     def attach_volume(self, context, connection_info, instance, mountpoint,
                       disk_bus=None, device_type=None, encryption=None):
         raise NotImplementedError()

@@ -29,7 +29,7 @@ class FakeDriverError(exception.NovaException):
 
 class FakeInstance(object):
     __slots__ = ("uuid", "name", "state", "vcpus", "memory_mb", "disk_gb",
-                 "volumes", "vifs", "rescued", "console")
+                 "volumes", "vifs", "rescued", "console", "shares")
 
     def __init__(self, instance, state):
         self.uuid = instance.uuid
@@ -40,6 +40,7 @@ class FakeInstance(object):
         self.vifs = {}
         self.rescued = False
         self.console = []
+        self.shares = {}
 
 
 def _footprint(instance):
@@ -482,6 +483,23 @@ class FakeDriver(driver.ComputeDriver):
                     del self._incoming_volumes[instance.uuid]
                 return
             self._get(instance).volumes.pop(mountpoint, None)
+
+    # -- Manila shares (virtiofs) --------------------------------------------
+    def mount_share(self, context, instance, share_mapping):
+        """The share's export mounted for the guest: {tag: export}."""
+        self._maybe_fail("mount_share", instance)
+        with self._lock:
+            self._get(instance).shares[share_mapping.tag] = \
+                share_mapping.export_location
+
+    def umount_share(self, context, instance, share_mapping):
+        """Whether the host still mounts the export (never, here)."""
+        self._maybe_fail("umount_share", instance)
+        with self._lock:
+            fake = self._instances.get(instance.uuid)
+            if fake is not None:
+                fake.shares.pop(share_mapping.tag, None)
+        return False
 
     def volume_connections(self, instance_uuid):
         """{mountpoint: connection info} of the instance's volumes

@@ -17,6 +17,7 @@ from oslo_log import log as logging
 
 from keel.compute.ops import cleanup
 from keel.compute.ops import notify
+from keel.compute.ops import shares as share_ops
 from keel.compute.ops import states
 from keel.conf import CONF
 from keel import exception
@@ -111,6 +112,7 @@ def stop_instance(mgr, context, instance, clean_shutdown=True):
             expected.append(None)
         notify.both(context, instance, mgr.host, "power_off", "start")
         power_off_instance(mgr, instance, clean_shutdown)
+        share_ops.umount_all(mgr, context, instance)
         instance.power_state = get_power_state(mgr, instance)
         instance.vm_state = states.STOPPED
         instance.task_state = None
@@ -121,8 +123,11 @@ def stop_instance(mgr, context, instance, clean_shutdown=True):
 def start_instance(mgr, context, instance):
     with mgr.instance_lock(instance.uuid):
         notify.both(context, instance, mgr.host, "power_on", "start")
+        shares = share_ops.mount_all(mgr, context, instance)
+        extra = {"share_info": shares} if shares else {}
         mgr.driver.power_on(context, instance,
-                            cleanup.network_info_of(instance))
+                            cleanup.network_info_of(instance), **extra)
+        share_ops.activate_all(shares)
         instance.power_state = get_power_state(mgr, instance)
         if instance.vm_state == "shelved":
             # The unshelve of a SHELVED instance ends here (as Nova's).

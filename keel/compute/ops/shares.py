@@ -123,3 +123,59 @@ def deny_share(mgr, context, instance, share_mapping):
             raise
         share_mapping.delete()
         _notify(context, instance, DETACH, END, share_mapping.share_id)
+
+
+# -- at power on / off (Nova's _mount_all_shares / _umount_all_shares) --------
+
+_MOUNTED = (fields.ShareMappingStatus.INACTIVE,
+            fields.ShareMappingStatus.ACTIVE)
+
+
+def share_info(context, instance):
+    """The instance's shares the guest gets (attached: 'inactive' or
+    'active'); one still attaching or detaching waits for its cast."""
+    return [m for m in objects.ShareMappingList.get_by_instance_uuid(
+        context, instance.uuid) if m.status in _MOUNTED]
+
+
+def _set_all(mappings, status):
+    for mapping in mappings:
+        if mapping.status != status:
+            _set_status(mapping, status)
+
+
+def mount_all(mgr, context, instance):
+    """Mount every attached share on the host before the guest starts;
+    a share that cannot be mounted goes to 'error' and the start fails."""
+    mappings = share_info(context, instance)
+    for mapping in mappings:
+        with mgr.instance_lock("share-" + mapping.share_id):
+            try:
+                mapping.set_access_according_to_protocol()
+                mgr.driver.mount_share(context, instance, mapping)
+            except Exception:
+                _set_status(mapping, fields.ShareMappingStatus.ERROR)
+                LOG.error("Share %s could not be mounted", mapping.share_id,
+                          instance=instance)
+                raise
+    return mappings
+
+
+def activate_all(mappings):
+    """The guest runs with its shares: 'active'."""
+    _set_all(mappings, fields.ShareMappingStatus.ACTIVE)
+
+
+def umount_all(mgr, context, instance):
+    """After the guest stopped: its shares 'inactive', then unmounted (a
+    failure to unmount is logged; the share stays attached)."""
+    mappings = share_info(context, instance)
+    _set_all(mappings, fields.ShareMappingStatus.INACTIVE)
+    for mapping in mappings:
+        with mgr.instance_lock("share-" + mapping.share_id):
+            try:
+                mapping.set_access_according_to_protocol()
+                mgr.driver.umount_share(context, instance, mapping)
+            except Exception:  # noqa: BLE001 - the stop itself succeeded
+                LOG.exception("Share %s could not be unmounted",
+                              mapping.share_id, instance=instance)

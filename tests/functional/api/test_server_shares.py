@@ -272,3 +272,44 @@ def test_rule_kept_while_another_server_of_the_host_uses_it(
     assert req(cloud.app, second, "DELETE", share=share).status_int == 200
     assert wait_for(lambda: mappings(cloud, second) == [])
     assert manila.rules_of(share) == []
+
+
+def test_start_mounts_and_stop_unmounts_the_shares(
+        cloud, manila, notification_capture):  # noqa: F811
+    u = power.server(cloud, vm_state="stopped")
+    share = manila.add_share(PROJECT)["id"]
+    assert _post(cloud, u, share, tag="data").status_int == 201
+    assert wait_for(lambda: status_of(cloud, u) == ["inactive"])
+    resp = power.action(cloud.app, u, {"os-start": None})
+    assert resp.status_int == 202, resp.text
+    power.settled(cloud, u, "ACTIVE")
+    assert status_of(cloud, u) == ["active"]
+    assert power.driver(cloud)._instances[u].shares == {
+        "data": "10.0.0.50:/mnt/foo"}
+    notification_capture.wait_for("instance.power_on.end")
+    # Running: the share cannot be detached (nor another attached).
+    resp = req(cloud.app, u, "DELETE", share=share)
+    assert resp.status_int == 409
+    assert resp.json["conflictingRequest"]["message"] == (
+        f"Cannot 'delete share' instance {u} while it is in vm_state active")
+    resp = power.action(cloud.app, u, {"os-stop": None})
+    assert resp.status_int == 202, resp.text
+    power.settled(cloud, u, "SHUTOFF")
+    assert status_of(cloud, u) == ["inactive"]
+    assert power.driver(cloud)._instances[u].shares == {}
+
+
+def test_a_share_that_cannot_be_mounted_fails_the_start(cloud,  # noqa: F811
+                                                        manila):
+    u = power.server(cloud, vm_state="stopped")
+    share = manila.add_share(PROJECT)["id"]
+    assert _post(cloud, u, share).status_int == 201
+    assert wait_for(lambda: status_of(cloud, u) == ["inactive"])
+    drv = power.driver(cloud)
+    drv.inject_failure("mount_share", times=1, instance_uuid=u)
+    resp = power.action(cloud.app, u, {"os-start": None})
+    assert resp.status_int == 202, resp.text
+    assert wait_for(lambda: status_of(cloud, u) == ["error"])
+    assert wait_for(lambda: power.read(cloud, u).task_state is None)
+    assert power.read(cloud, u).vm_state == "stopped"
+    assert power.guest_state(cloud, u) != 1  # never powered on
