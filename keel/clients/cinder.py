@@ -12,12 +12,11 @@ Volumes come back in Nova's translated shape (``attach_status``,
 compute manager and the os-volumes proxy read.
 """
 import logging
-import threading
 
 from keystoneauth1 import exceptions as ks_exc
-from keystoneauth1 import loading as ks_loading
 from keystoneauth1 import plugin as ks_plugin
 
+from keel.clients import ks_conf_session
 from keel import exception
 
 LOG = logging.getLogger(__name__)
@@ -81,32 +80,11 @@ class _CinderAuth(ks_plugin.BaseAuthPlugin):
             reason="no Cinder endpoint in the catalog or endpoint_template")
 
 
-_LOCK = threading.Lock()
-_STATE = {}
+_SESSION = ks_conf_session.GroupSession(GROUP)
 
 
 def reset():
-    with _LOCK:
-        _STATE.clear()
-
-
-def _session(conf):
-    with _LOCK:
-        if "session" not in _STATE:
-            auth = ks_loading.load_auth_from_conf_options(conf, GROUP)
-            _STATE["auth"] = auth
-            _STATE["session"] = ks_loading.load_session_from_conf_options(
-                conf, GROUP, auth=auth)
-        return _STATE["session"], _STATE["auth"]
-
-
-def _error_message(resp):
-    try:
-        body = resp.json()
-        inner = next(iter(body.values()))
-        return inner.get("message") or resp.text
-    except Exception:
-        return resp.text
+    _SESSION.reset()
 
 
 class CinderClient(object):
@@ -115,7 +93,7 @@ class CinderClient(object):
             from keel.conf import CONF as conf
         self.conf = conf
         self.context = context
-        sess, fallback = _session(conf)
+        sess, fallback = _SESSION.get(conf)
         self.session = sess
         self.auth = _CinderAuth(context, conf, fallback)
 
@@ -141,7 +119,7 @@ class CinderClient(object):
             raise exception.CinderConnectionFailed(reason=str(exc)) from exc
         if resp.status_code in ok:
             return resp.json() if resp.content else None
-        message = _error_message(resp)
+        message = ks_conf_session.error_message(resp)
         if resp.status_code == 404 and not_found is not None:
             raise not_found
         if resp.status_code == 413 or (resp.status_code == 403 and

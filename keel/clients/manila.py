@@ -12,13 +12,12 @@ rule of a host, granting and removing it. Manila's 404 (and 400 on a share)
 become ShareNotFound, as Nova translates them.
 """
 import dataclasses
-import threading
 import typing
 
 from keystoneauth1 import exceptions as ks_exc
-from keystoneauth1 import loading as ks_loading
 from keystoneauth1 import plugin as ks_plugin
 
+from keel.clients import ks_conf_session
 from keel import exception
 
 GROUP = "manila"
@@ -95,31 +94,11 @@ class _ManilaAuth(ks_plugin.BaseAuthPlugin):
             reason="no Manila endpoint in the catalog or endpoint_override")
 
 
-_LOCK = threading.Lock()
-_STATE = {}
+_SESSION = ks_conf_session.GroupSession(GROUP)
 
 
 def reset():
-    with _LOCK:
-        _STATE.clear()
-
-
-def _session(conf):
-    with _LOCK:
-        if "session" not in _STATE:
-            auth = ks_loading.load_auth_from_conf_options(conf, GROUP)
-            _STATE["auth"] = auth
-            _STATE["session"] = ks_loading.load_session_from_conf_options(
-                conf, GROUP, auth=auth)
-        return _STATE["session"], _STATE["auth"]
-
-
-def _error_message(resp):
-    try:
-        inner = next(iter(resp.json().values()))
-        return inner.get("message") or resp.text
-    except Exception:
-        return resp.text
+    _SESSION.reset()
 
 
 class _Failed(Exception):
@@ -136,7 +115,7 @@ class ManilaClient(object):
             from keel.conf import CONF as conf
         self.conf = conf
         self.context = context
-        self.session, service_auth = _session(conf)
+        self.session, service_auth = _SESSION.get(conf)
         self.auth = _ManilaAuth(context, conf, service_auth)
 
     def call(self, method, path, body=None, ok=(200, 202)):
@@ -159,7 +138,7 @@ class ManilaClient(object):
             raise exception.ManilaConnectionFailed(reason=str(exc)) from exc
         if resp.status_code in ok:
             return resp.json() if resp.content else None
-        message = _error_message(resp)
+        message = ks_conf_session.error_message(resp)
         if resp.status_code == 403:
             raise exception.Forbidden(message=message)
         if resp.status_code in (400, 404):
